@@ -1,0 +1,1 @@
+"""The referee application: CLI, sessions, service, reports."""

@@ -1,0 +1,1 @@
+"""Vision: frames to observations to moves (see DESIGN.md)."""
