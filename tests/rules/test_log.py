@@ -1,0 +1,89 @@
+import json
+
+import pytest
+
+from rules import HouseRules
+from rules.log import LogError, replay, write_log
+from rules.simulator import simulate_round
+
+
+@pytest.fixture
+def events():
+    return simulate_round(3, HouseRules(), seed=4, mistakes=0.1)
+
+
+def write(tmp_path, events, name="round.jsonl"):
+    path = tmp_path / name
+    write_log(events, path)
+    return path
+
+
+def test_consistent_log_replays(tmp_path, events):
+    result = replay(write(tmp_path, events))
+    assert result.consistent
+    assert result.rounds[0].score.scores == events[-1]["scores"]
+
+
+def test_truncated_log_names_the_line(tmp_path, events):
+    path = write(tmp_path, events[:-10])
+    with pytest.raises(LogError, match=r"line \d+: the log ends before round 1's round_end"):
+        replay(path)
+    text = write(tmp_path, events).read_text()
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text(text[: len(text) - 40])
+    with pytest.raises(LogError, match=rf"line {len(events)}: not a complete JSON"):
+        replay(cut)
+
+
+def test_out_of_order_names_the_line(tmp_path, events):
+    i = next(i for i, e in enumerate(events) if e["type"] == "draw" and e["t_ms"] > 2000)
+    bad = [dict(e) for e in events]
+    bad[i]["t_ms"] = 5
+    with pytest.raises(LogError, match=rf"line {i + 1}: t_ms 5 is before"):
+        replay(write(tmp_path, bad))
+
+
+def test_card_not_where_the_log_says(tmp_path, events):
+    i = next(i for i, e in enumerate(events) if e["type"] == "move")
+    bad = [dict(e) for e in events]
+    bad[i]["from"] = bad[i]["from"].replace("seat", "seat").rsplit(":", 1)[0] + ":waste"
+    with pytest.raises(LogError, match=rf"line {i + 1}: .* is not in seat\d:waste"):
+        replay(write(tmp_path, bad))
+    bad = [dict(e) for e in events]
+    bad[i]["card"] = "ZZ"
+    with pytest.raises(LogError, match=rf"line {i + 1}: not a card code"):
+        replay(write(tmp_path, bad))
+
+
+def test_wrong_scores_and_wrong_draws_are_caught(tmp_path, events):
+    bad = [dict(e) for e in events]
+    bad[-1]["scores"] = [s + 1 for s in bad[-1]["scores"]]
+    result = replay(write(tmp_path, bad))
+    assert not result.consistent and "scores" in result.rounds[0].problems[0]
+    bad = [dict(e) for e in events]
+    i = next(i for i, e in enumerate(bad) if e["type"] == "draw")
+    bad[i]["cards"] = list(reversed(bad[i]["cards"]))
+    with pytest.raises(LogError, match=rf"line {i + 1}: draw shows"):
+        replay(write(tmp_path, bad))
+
+
+def test_missing_deal_and_bad_rules(tmp_path, events):
+    with pytest.raises(LogError, match="line 4: expected the deal of seat 2"):
+        replay(write(tmp_path, events[:3] + events[4:]))
+    bad = [dict(e) for e in events]
+    bad[0] = {**bad[0], "rules": {**bad[0]["rules"], "draw": 4}}
+    with pytest.raises(LogError, match="line 1: option draw"):
+        replay(write(tmp_path, bad))
+
+
+def test_unreadable_and_empty_files(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    with pytest.raises(LogError, match="no events"):
+        replay(empty)
+    with pytest.raises(LogError, match="cannot read"):
+        replay(tmp_path / "missing.jsonl")
+    junk = tmp_path / "junk.jsonl"
+    junk.write_text(json.dumps([1, 2]) + "\n")
+    with pytest.raises(LogError, match="line 1: an event must be a JSON object"):
+        replay(junk)
