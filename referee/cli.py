@@ -154,6 +154,22 @@ def score(
               f"{'undecided' if m['winner'] is None else m['winner']}", highlight=False)
 
 
+@app.command()
+def demo(
+    out_dir: Annotated[Path, typer.Option("--out", "-o", help="where to write")] = Path(
+        "nertz-demo"),
+) -> None:
+    """Simulate a short 4-player match with mistakes, referee it, and print the verdict."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    log = out_dir / "match.jsonl"
+    rules = HouseRules.preset("nertz", target=50)
+    with err.status("simulating a 4-player match …"):
+        events = list(simulate_match(4, rules, seed=2026, mistakes=0.08, rounds=3))
+    write_log(events, log)
+    err.print(f"wrote {log} ({len(events)} events)", highlight=False)
+    check(log)
+
+
 def main() -> None:  # pragma: no cover
     app()
 
