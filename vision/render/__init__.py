@@ -1,0 +1,1 @@
+"""Synthetic table scenes: card artwork, back designs and still overhead renders."""
