@@ -407,9 +407,10 @@ class Table:
             idx = codes.index(move.card)
         else:
             idx = len(codes) - 1 - codes[::-1].index(move.card)
-        if move.n > 1 and (src.kind != "river" or len(pile) - idx != move.n):
+        if (src.kind == "river" and len(pile) - idx != move.n) or (
+                move.n > 1 and src.kind != "river"):
             raise ImpossibleAction(
-                f"{move.card} does not start a run of {move.n} cards at {src}")
+                f"{move.card} does not start a run of {move.n} card(s) at {src}")
         dst = move.target
         if dst.is_lake:
             if dst.index > len(self.lake):
@@ -653,6 +654,9 @@ class Table:
                         self.contests.append((t, str(dst), action.seat))
                     f.placements.append(Placement(card, action.seat, action.src, t, counts,
                                                   declared, contested=tie == "bottom"))
+                    for extra in run[1:]:  # an illegal run dropped on the lake
+                        f.placements.append(Placement(extra, action.seat, action.src, t,
+                                                      False))
                     if flags:
                         flags[0].place = str(dst)
                 else:

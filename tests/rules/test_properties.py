@@ -1,7 +1,9 @@
 """Property-based tests: card conservation, generator soundness, replay, score arithmetic."""
 
+import random
 from collections import Counter
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -62,3 +64,18 @@ def test_replaying_a_simulated_log_reproduces_its_scores(tmp_path_factory, seats
     # lake cards that count are exactly the legal placements of that owner
     counted = Counter(pl.card.owner for f in r.table.lake for pl in f.placements if pl.counts)
     assert [counted.get(k, 0) for k in range(seats)] == end["lake_cards"]
+
+
+@pytest.mark.slow
+def test_many_simulated_rounds_replay_consistently(tmp_path):
+    """A wide sweep: every preset, 2–8 seats, mistake rates up to 0.5."""
+    rng = random.Random(2026)
+    for i in range(160):
+        seats, preset = rng.randint(2, 8), rng.choice(sorted(PRESETS))
+        seed, mistakes = rng.randrange(10**6), rng.choice([0.0, 0.05, 0.2, 0.5])
+        events = simulate_round(seats, HouseRules.preset(preset), seed, mistakes)
+        path = tmp_path / f"{i}.jsonl"
+        write_log(events, path)
+        result = replay(path)
+        assert result.consistent, (seats, preset, seed, mistakes)
+        assert_every_card_in_one_place(result.rounds[0].table)

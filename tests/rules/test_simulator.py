@@ -123,3 +123,57 @@ def test_bad_arguments():
         simulate_round(1)
     with pytest.raises(ValueError, match="mistakes"):
         round_events(Table.deal(2), seed=0, mistakes=2)
+
+
+def _emptied_and_called(events):
+    """(seat, t when its nertz pile emptied, t of its first true call) for the caller."""
+    counts = {d["seat"]: len(d["nertz"]) for d in events if d["type"] == "deal"}
+    emptied = {}
+    for e in events:
+        if e["type"] == "move" and e["from"].endswith(":nertz"):
+            counts[e["seat"]] -= 1
+            if counts[e["seat"]] == 0:
+                emptied.setdefault(e["seat"], e["t_ms"])
+        if e["type"] == "retract" and e["to"].endswith(":nertz"):
+            counts[e["seat"]] += 1
+        if e["type"] == "call" and e["valid"]:
+            return e["seat"], emptied[e["seat"]], e["t_ms"]
+    return None
+
+
+def test_must_call_decides_whether_an_empty_pile_plays_on():
+    eager, patient = [], []
+    for seed in range(8):
+        for must_call, sink in ((True, eager), (False, patient)):
+            events = simulate_round(4, HouseRules(must_call=must_call), seed=seed)
+            found = _emptied_and_called(events)
+            if found is None:
+                continue
+            seat, emptied, called = found
+            lake_after = sum(1 for e in events if e["type"] == "move" and e["seat"] == seat
+                             and e["to"].startswith("lake") and emptied < e["t_ms"] < called)
+            sink.append((called - emptied, lake_after))
+    assert eager and patient
+    assert all(lake == 0 and delay < 4000 for delay, lake in eager)
+    assert any(lake > 0 for _delay, lake in patient)
+
+
+def test_stall_timeout_sets_when_a_stalled_round_ends():
+    def stall_end(timeout):
+        kings = ["KC", "KD", "KH", "KS"]
+        def stuck(seat):
+            deck = [r + s for s in "CDHS" for r in
+                    ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]]
+            nertz = [c for c in deck if c[:-1] in ("A", "2", "3")][:13]
+            rest = [c for c in deck if c not in nertz and c not in kings]
+            return layout(seat, nertz, [[k] for k in kings], stock=rest)
+        t = table(stuck(0), stuck(1), rules=HouseRules(draw=1, redeals=0,
+                                                        stall_timeout_s=timeout))
+        events = round_events(t, seed=4)
+        last_play = max((e["t_ms"] for e in events if e["type"] == "move" and (
+            e["to"].startswith("lake") or e["from"].endswith(("nertz", "waste")))), default=0)
+        return events[-1], last_play
+    end, last_play = stall_end(45)
+    assert end["reason"] == "stall" and end["t_ms"] >= last_play + 45_000
+    short, last_play = stall_end(5)
+    assert short["t_ms"] < end["t_ms"]

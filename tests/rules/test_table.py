@@ -356,3 +356,13 @@ def test_legal_move_generator_covers_the_obvious_moves():
     assert Move(0, "8D", "seat0:waste", "seat0:river0") in moves
     assert Draw(0) in moves and Call(0) not in moves
     assert all(t.is_legal(m) is True for m in moves)
+
+
+def test_covered_river_card_cannot_be_taken_alone_and_runs_on_the_lake_stay_whole():
+    t = two_seats(["KC"], [["4D", "3S"], ["8H"], ["7S"], ["AD"]])
+    with pytest.raises(ImpossibleAction, match="run of 1"):
+        t.push(Move(1, "4D", "seat0:river0", "lake:0"), 10)
+    flags = t.push(Move(0, "4D", "seat0:river0", "lake:0", n=2), 20)
+    assert [f.rule for f in flags] == ["lake_one_card"]
+    assert t.pile("lake:0") and len(t.all_cards()) == 104
+    assert t.score().lake_cards == [0, 0]
