@@ -473,7 +473,7 @@ class Scene:
     image: np.ndarray
     cards: list[dict[str, Any]]
     homography: np.ndarray  # table mm -> image px
-    camera: Camera
+    camera: Any  # Camera here, or a vision.render.camera.Camera
     table: TableShape
     seat_decks: list[str]
     seat_backs: list[str]
@@ -488,12 +488,7 @@ class Scene:
         return {
             "width": w, "height": h, "seed": self.seed,
             "homography": [[float(v) for v in row] for row in self.homography],
-            "camera": {"size": list(self.camera.size), "fov_deg": self.camera.fov_deg,
-                       "tilt_deg": self.camera.tilt_deg,
-                       "tilt_dir_deg": self.camera.tilt_dir_deg,
-                       "roll_deg": self.camera.roll_deg,
-                       "distance_mm": self.camera.distance_mm,
-                       "aim_mm": list(self.camera.aim_mm)},
+            "camera": _camera_dict(self.camera),
             "table": {"shape": self.table.shape, "width_mm": self.table.width_mm,
                       "depth_mm": self.table.depth_mm, "texture": self.texture,
                       "seats": [{"seat": s.index, "origin_mm": list(s.origin_mm),
@@ -592,10 +587,13 @@ def render_still(table: Table, seed: int = 0, *, size: tuple[int, int] = (1280, 
                               jitter)
     # --- camera ---
     cam = camera or _random_camera(rng, size)
-    if cam.distance_mm is None:
-        cam = cam.fit(geo.outline(), margin=rng.uniform(0.0, 0.05))
-    hom = cam.homography()
-    width, height = cam.size
+    if isinstance(cam, Camera):
+        if cam.distance_mm is None:
+            cam = cam.fit(geo.outline(), margin=rng.uniform(0.0, 0.05))
+        hom = cam.homography()
+        width, height = cam.size
+    else:
+        hom, width, height = _foreign_camera(cam)
     # --- background: floor, then the table top through the homography ---
     floor = np.array(rng.choice([[40, 45, 50], [70, 80, 90], [30, 30, 30], [90, 100, 80]]),
                      np.float32)
@@ -691,6 +689,29 @@ def render_still(table: Table, seed: int = 0, *, size: tuple[int, int] = (1280, 
         })
     return Scene(image, labels, hom, cam, geo, seat_decks, seat_backs, tex_kind, seed,
                  id_map, drawn)
+
+
+def _foreign_camera(cam: Any) -> tuple[np.ndarray, int, int]:
+    """Homography and size of a :class:`vision.render.camera.Camera` (or any object with
+    ``homography()``, ``width`` and ``height`` whose table frame has +y pointing *up*): its
+    y axis is flipped to this module's y-down table frame."""
+    if not all(hasattr(cam, a) for a in ("homography", "width", "height")):
+        raise SceneError(f"not a camera: {cam!r}")
+    if getattr(cam, "k1", 0.0) or getattr(cam, "k2", 0.0):
+        raise SceneError("render_still draws through a homography; apply lens distortion "
+                         "(k1, k2) to the finished scene instead")
+    flip = np.diag([1.0, -1.0, 1.0])
+    hom = np.asarray(cam.homography(), np.float64) @ flip
+    return hom / hom[2, 2], int(cam.width), int(cam.height)
+
+
+def _camera_dict(cam: Any) -> dict[str, Any]:
+    import dataclasses
+
+    if dataclasses.is_dataclass(cam):
+        out = dataclasses.asdict(cam)
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in out.items()}
+    return {"repr": repr(cam)}
 
 
 _PLACE_Z = {"nertz": 0, "river": 1, "stock": 2, "waste": 3}
