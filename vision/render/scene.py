@@ -302,15 +302,39 @@ def _face(deck: str, code: str, height: int) -> np.ndarray:
     return img
 
 
+@functools.lru_cache(maxsize=64)
+def _shape(deck: str, height: int) -> np.ndarray:
+    """The card outline (alpha) every card of a seat using ``deck`` shares, so cards that
+    lie exactly on each other cover each other exactly."""
+    return _face(deck, "AS", height)[..., 3]
+
+
+def _with_shape(img: np.ndarray, shape: np.ndarray) -> np.ndarray:
+    h, w = shape.shape
+    if img.shape[:2] != (h, w):
+        img = cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA)
+    else:
+        img = img.copy()
+    img[..., 3] = shape
+    img.setflags(write=False)
+    return img
+
+
+@functools.lru_cache(maxsize=2048)
+def _art(deck: str, code: str, height: int) -> np.ndarray:
+    """A face of ``deck`` in the seat's common card outline."""
+    return _with_shape(_face(deck, code, height), _shape(deck, height))
+
+
 @functools.lru_cache(maxsize=256)
-def _back(back_id: str, height: int) -> np.ndarray:
+def _back(back_id: str, deck: str, height: int) -> np.ndarray:
+    """A back design cut to the card outline of the seat's ``deck``."""
     kind, params = backs_mod.parse_back(back_id)
     if kind == "deck":
         img = _face(params[0], decks_mod.BACK, height)
     else:
-        img = backs_mod.back_image(back_id, height)
-    img.setflags(write=False)
-    return img
+        img = backs_mod.back_image(back_id, height, _shape(deck, height).shape[1])
+    return _with_shape(img, _shape(deck, height))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -623,9 +647,9 @@ def render_still(table: Table, seed: int = 0, *, size: tuple[int, int] = (1280, 
         px_h = max(np.linalg.norm(corners[3] - corners[0]), np.linalg.norm(corners[2] - corners[1]))
         tier = _tier(px_h)
         if p.face_up:
-            art = _face(seat_decks[p.owner], p.card, tier)
+            art = _art(seat_decks[p.owner], p.card, tier)
         else:
-            art = _back(seat_backs[p.owner], tier)
+            art = _back(seat_backs[p.owner], seat_decks[p.owner], tier)
         ah, aw = art.shape[:2]
         ch = hom @ _card_to_table(aw, ah, p)
         x0 = max(0, int(math.floor(corners[:, 0].min())) - 1)
