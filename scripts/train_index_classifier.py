@@ -1,0 +1,85 @@
+"""Train the card-index classifier (52 codes + ``none``) with Ultralytics, from yaml (no
+pretrained weights), on the crops of ``scripts.make_index_crops``; export ONNX to models/.
+
+Runs on the CPU here and unchanged on a GPU (``--device 0``); checkpoints every epoch and
+resumes with ``--resume``.
+
+    python -m scripts.train_index_classifier --data datasets/index_crops --epochs 30
+    python -m scripts.train_index_classifier --resume runs/index_cls/weights/last.pt
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def offline_env() -> None:
+    """Keep Ultralytics from reaching the network or writing outside temporary folders."""
+    os.environ.setdefault("YOLO_CONFIG_DIR", tempfile.mkdtemp(prefix="yolo-cfg-"))
+    os.environ["YOLO_OFFLINE"] = "1"
+    os.environ["YOLO_AUTOINSTALL"] = "False"
+
+
+def train(data: Path, epochs: int, imgsz: int, batch: int, device: str, project: Path,
+          name: str, seed: int, resume: Path | None, model_yaml: str) -> Path:
+    offline_env()
+    from ultralytics import YOLO
+
+    if resume is not None:
+        model = YOLO(str(resume))
+        model.train(resume=True)
+    else:
+        model = YOLO(model_yaml)
+        model.train(data=str(data.resolve()), epochs=epochs, imgsz=imgsz, batch=batch,
+                    device=device, workers=0 if device == "cpu" else 4, seed=seed,
+                    deterministic=True, pretrained=False, plots=False, amp=device != "cpu",
+                    project=str(project.resolve()), name=name, exist_ok=True,
+                    fliplr=0.0, flipud=0.0, scale=0.1, erasing=0.1, auto_augment=None,
+                    hsv_h=0.02, hsv_s=0.4, hsv_v=0.3, patience=100, verbose=True)
+    return Path(model.trainer.save_dir) / "weights" / "best.pt"
+
+
+def export(weights: Path, imgsz: int, out: Path) -> Path:
+    offline_env()
+    from ultralytics import YOLO
+
+    onnx = Path(YOLO(str(weights)).export(format="onnx", imgsz=imgsz, dynamic=True,
+                                          simplify=False, opset=17))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(onnx, out)
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=ROOT / "datasets" / "index_crops")
+    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--imgsz", type=int, default=64)
+    parser.add_argument("--batch", type=int, default=128)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--project", type=Path, default=ROOT / "runs")
+    parser.add_argument("--name", default="index_cls")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--model", default="yolo11n-cls.yaml")
+    parser.add_argument("--resume", type=Path, default=None)
+    parser.add_argument("--out", type=Path, default=ROOT / "models" / "index_classifier.onnx")
+    parser.add_argument("--export-only", type=Path, default=None,
+                        help="only export these weights (.pt) to --out")
+    args = parser.parse_args(argv)
+    if args.export_only is not None:
+        print(export(args.export_only, args.imgsz, args.out))
+        return
+    best = train(args.data, args.epochs, args.imgsz, args.batch, args.device, args.project,
+                 args.name, args.seed, args.resume, args.model)
+    print(f"best weights: {best}")
+    print(f"exported: {export(best, args.imgsz, args.out)}")
+
+
+if __name__ == "__main__":
+    main()
