@@ -229,8 +229,12 @@ def _rsvg(path: Path, element: str, zoom: float, box: tuple[float, float, float,
         raise DeckError(f"rsvg-convert failed on {path.name}#{element}: "
                         f"{proc.stderr.decode(errors='replace').strip()[:200]}")
     img = cv2.imdecode(np.frombuffer(proc.stdout, np.uint8), cv2.IMREAD_UNCHANGED)
-    if img is None or img.ndim != 3 or img.shape[2] != 4:
-        raise DeckError(f"rsvg-convert gave no RGBA image for {path.name}#{element}")
+    if img is not None and img.ndim == 2:
+        img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGRA)
+    elif img is not None and img.ndim == 3 and img.shape[2] == 3:
+        img = cv2.cvtColor(img, cv2.COLOR_BGR2BGRA)  # fully opaque: written without alpha
+    if img is None or img.ndim != 3 or img.shape[2] != 4 or img.dtype != np.uint8:
+        raise DeckError(f"rsvg-convert gave no 8-bit image for {path.name}#{element}")
     return img
 
 
@@ -371,52 +375,84 @@ def measure_index_box(img: np.ndarray) -> tuple[float, float, float, float] | No
     """Where the top-left corner index (rank and suit pip) is on a card bitmap.
 
     Returns (x1, y1, x2, y2) as fractions of the card's width and height, or None when no
-    index ink is found. Ink is found in :data:`INDEX_WINDOW`; strokes that run out of the
-    window (the border, a court picture's frame) are left out.
+    index ink is found. Ink is looked for in :data:`INDEX_WINDOW`: long straight strokes
+    (the card's border, a court picture's frame) are taken out first, then marks that run
+    out of the window (the picture) are left out. The rank is the topmost sizeable mark
+    near the left edge (with the "0" of a "10"), the suit the mark right below it (or right
+    beside it, for decks that print them side by side).
     """
     hgt, wid = img.shape[:2]
-    bg = _background(img)
-    ink = ink_mask(img, background=bg)
+    # a high threshold keeps anti-aliased seams between close glyphs out of the marks
+    ink = ink_mask(img, threshold=150.0, background=_background(img))
     wx2, wy2 = round(INDEX_WINDOW[2] * wid), round(INDEX_WINDOW[3] * hgt)
     win = ink[:wy2, :wx2].astype(np.uint8)
-    # the card edge and its outline: leave out a thin margin along the outer edges
-    margin = max(1, round(0.012 * wid))
+    margin = max(1, round(0.01 * wid))  # the card's very edge (anti-aliased outline)
     win[:margin, :] = 0
     win[:, :margin] = 0
+    lv, lh = max(3, round(0.25 * hgt)), max(3, round(0.26 * wid))
+    lines = cv2.morphologyEx(win, cv2.MORPH_OPEN, np.ones((lv, 1), np.uint8))
+    lines |= cv2.morphologyEx(win, cv2.MORPH_OPEN, np.ones((1, lh), np.uint8))
+    lines = cv2.dilate(lines, np.ones((3, 3), np.uint8))
+    win &= 1 - lines
     n, labels, stats, _ = cv2.connectedComponentsWithStats(win, connectivity=8)
-    keep = np.zeros(n, bool)
-    min_area = max(2, round(0.00002 * wid * hgt))
-    for i in range(1, n):
-        x, y, w, h, area = stats[i]
-        if area < min_area:
-            continue
-        if x + w >= wx2 or y + h >= wy2:  # runs out of the window: frame, picture, border
-            continue
-        if w > 0.8 * wx2 or h > 0.8 * wy2:  # a long line (border)
-            continue
-        keep[i] = True
-    if not keep.any():
+    min_area = max(3, round(0.0002 * wid * hgt))
+    marks = [(*(float(v) for v in stats[i]), i) for i in range(1, n)
+             if stats[i, 4] >= min_area
+             and stats[i, 0] + stats[i, 2] < wx2 and stats[i, 1] + stats[i, 3] < wy2]
+    # the rank: the topmost sizeable mark near the left edge
+    ranks = [m for m in marks if m[0] < 0.16 * wid and m[3] >= 0.04 * hgt]
+    if not ranks:
         return None
-    # group: the index is the cluster of kept components nearest to the corner
-    idx = np.nonzero(keep)[0]
-    boxes = stats[idx, :4].astype(float)
-    order = np.argsort(boxes[:, 0] + boxes[:, 1])
-    x1, y1 = boxes[order[0], 0], boxes[order[0], 1]
-    x2, y2 = x1 + boxes[order[0], 2], y1 + boxes[order[0], 3]
-    gap = 0.05 * wid
-    changed = True
-    used = {order[0]}
-    while changed:
-        changed = False
-        for k in order:
-            if k in used:
+    big = max(m[4] for m in ranks)
+    ranks = [m for m in ranks if m[4] >= 0.25 * big]
+    rank = min(ranks, key=lambda m: m[1] + 0.5 * m[0])
+    x1, y1, x2, y2 = rank[0], rank[1], rank[0] + rank[2], rank[1] + rank[3]
+    used = {rank}
+    # a "10": a narrow "1" followed closely by a "0" of about the same height
+    if rank[2] < 0.5 * rank[3]:
+        for m in sorted(marks, key=lambda m: m[0]):
+            if m in used:
                 continue
-            bx, by, bw, bh = boxes[k]
-            if bx <= x2 + gap and bx + bw >= x1 - gap and by <= y2 + gap and by + bh >= y1 - gap:
-                x1, y1 = min(x1, bx), min(y1, by)
-                x2, y2 = max(x2, bx + bw), max(y2, by + bh)
-                used.add(k)
-                changed = True
+            rh = y2 - y1
+            if (0 <= m[0] - x2 <= 0.035 * wid and abs(m[1] - y1) <= 0.1 * rh
+                    and abs(m[1] + m[3] - y2) <= 0.1 * rh):
+                x2, y1, y2 = m[0] + m[2], min(y1, m[1]), max(y2, m[1] + m[3])
+                used.add(m)
+                break
+    # the suit pip: directly below the rank (or, failing that, right beside it)
+    below = [m for m in marks if m not in used
+             and 0 <= m[1] - y2 <= 0.1 * hgt
+             and x1 - 0.02 * wid <= m[0] + m[2] / 2 <= x2 + 0.02 * wid
+             and m[2] <= 1.6 * (x2 - x1) + 0.05 * wid]
+    beside = [m for m in marks if m not in used
+              and 0 <= m[0] - x2 <= 0.04 * wid
+              and y1 - 0.02 * hgt <= m[1] + m[3] / 2 <= y2 + 0.02 * hgt
+              and m[3] <= 0.9 * (y2 - y1) and m[4] <= 1.5 * rank[4]]
+    if not below:  # the index pip may touch a big pip beside it: cut it out of the blob
+        for m in marks:
+            if (m in used or not 0 <= m[1] - y2 <= 0.1 * hgt
+                    or not x1 - 0.02 * wid <= m[0] <= x2 or m[2] <= 1.6 * (x2 - x1)):
+                continue
+            cx1, cx2 = int(max(0, x1 - 0.02 * wid)), int(x2 + 0.02 * wid) + 1
+            rows = int(m[1]), int(m[1] + (y2 - y1)) + 1
+            part = labels[rows[0]:rows[1], cx1:cx2] == m[5]
+            if part.sum() >= min_area:
+                ys, xs = np.nonzero(part)
+                below = [(float(cx1 + xs.min()), float(rows[0] + ys.min()),
+                          float(xs.max() - xs.min() + 1), float(ys.max() - ys.min() + 1),
+                          float(part.sum()), -1)]
+                break
+    pips = below or beside
+    if pips:
+        pip = min(pips, key=lambda m: (m[1] - y2) if below else (m[0] - x2))
+        x1, y1 = min(x1, pip[0]), min(y1, pip[1])
+        x2, y2 = max(x2, pip[0] + pip[2]), max(y2, pip[1] + pip[3])
+        # a pip drawn in pieces (outline and fill): take the pieces inside its box as well
+        for m in marks:
+            if (m not in used and m is not pip and m[0] >= pip[0] - 1 and m[1] >= pip[1] - 1
+                    and m[0] + m[2] <= pip[0] + pip[2] + 1
+                    and m[1] + m[3] <= pip[1] + pip[3] + 1):
+                used.add(m)
     return (x1 / wid, y1 / hgt, x2 / wid, y2 / hgt)
 
 
