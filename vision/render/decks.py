@@ -348,6 +348,9 @@ def render_deck(deck: str, height: int = 256, codes: Iterable[str] | None = None
 
 # --- corner indices ----------------------------------------------------------------------
 
+#: Bumped whenever :func:`measure_index_box` changes, so cached boxes are measured again.
+INDEX_VERSION = 2
+
 #: The search window of the top-left corner index, as fractions of the card's width/height.
 INDEX_WINDOW = (0.0, 0.0, 0.30, 0.38)
 
@@ -461,7 +464,7 @@ def index_boxes(deck: str, code: str, height: int = 256, cache: Path | None = No
     """The corner-index boxes of a card (fractions of its width/height): the top-left one
     and the bottom-right one (measured on the card turned 180°). Cached as JSON."""
     root = (cache or cache_root()) / deck / str(height)
-    meta = root / "index_boxes.json"
+    meta = root / f"index_boxes.v{INDEX_VERSION}.json"
     data = _read_json(meta)
     if code in data:
         return [tuple(b) for b in data[code]]
