@@ -27,7 +27,7 @@ def offline_env() -> None:
 
 
 def train(data: Path, epochs: int, imgsz: int, batch: int, device: str, project: Path,
-          name: str, seed: int, resume: Path | None, model_yaml: str) -> Path:
+          name: str, seed: int, resume: Path | None, model_yaml: str, lr0: float) -> Path:
     offline_env()
     from ultralytics import YOLO
 
@@ -41,7 +41,8 @@ def train(data: Path, epochs: int, imgsz: int, batch: int, device: str, project:
                     deterministic=True, pretrained=False, plots=False, amp=device != "cpu",
                     project=str(project.resolve()), name=name, exist_ok=True,
                     fliplr=0.0, flipud=0.0, scale=0.1, erasing=0.1, auto_augment=None,
-                    hsv_h=0.02, hsv_s=0.4, hsv_v=0.3, patience=100, verbose=True)
+                    hsv_h=0.02, hsv_s=0.4, hsv_v=0.3, patience=100, verbose=True,
+                    optimizer="AdamW", lr0=lr0, warmup_epochs=1, cos_lr=True)
     return Path(model.trainer.save_dir) / "weights" / "best.pt"
 
 
@@ -66,6 +67,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--project", type=Path, default=ROOT / "runs")
     parser.add_argument("--name", default="index_cls")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--lr0", type=float, default=0.002, help="AdamW learning rate")
     parser.add_argument("--model", default="yolo11n-cls.yaml")
     parser.add_argument("--resume", type=Path, default=None)
     parser.add_argument("--out", type=Path, default=ROOT / "models" / "index_classifier.onnx")
@@ -76,7 +78,7 @@ def main(argv: list[str] | None = None) -> None:
         print(export(args.export_only, args.imgsz, args.out))
         return
     best = train(args.data, args.epochs, args.imgsz, args.batch, args.device, args.project,
-                 args.name, args.seed, args.resume, args.model)
+                 args.name, args.seed, args.resume, args.model, args.lr0)
     print(f"best weights: {best}")
     print(f"exported: {export(best, args.imgsz, args.out)}")
 

@@ -229,14 +229,16 @@ class Photometry:
         grad = 1 + lighting.gradient * 0.5 * (nx * math.cos(a) + ny * math.sin(a))
         vig = 1 - lighting.vignette * 0.5 * (nx * nx + ny * ny) / 2
         field = (grad * vig)[..., None] * np.array(lighting.cast_bgr, np.float32)
-        self.field = field.astype(np.float32)
+        # the gain field in 1/128 steps, so a frame is lit by one saturating uint8 multiply
+        self.field = np.clip(field * 128, 0, 255).astype(np.uint8)
         self.rng = np.random.default_rng(seed)
         self.phase = float(self.rng.uniform(0, 2 * math.pi))
-        self.noise_bank = []
+        self.noise_bank: list[tuple[np.ndarray, np.ndarray]] = []
         if lighting.noise > 0:
             for _ in range(4):
-                n = self.rng.normal(0, lighting.noise, (h, w, 3)).astype(np.float32)
-                self.noise_bank.append(n)
+                n = self.rng.normal(0, lighting.noise, (h + 64, w + 64, 3))
+                self.noise_bank.append((np.clip(n, 0, 255).astype(np.uint8),
+                                        np.clip(-n, 0, 255).astype(np.uint8)))
 
     def gain(self, t_s: float) -> float:
         lt = self.lighting
@@ -245,13 +247,13 @@ class Photometry:
 
     def apply(self, frame: np.ndarray, t_s: float = 0.0) -> np.ndarray:
         """The frame as the sensor would record it at time ``t_s``."""
-        out = frame.astype(np.float32)
-        out *= self.field * self.gain(t_s)
+        out = cv2.multiply(frame, self.field, scale=self.gain(t_s) / 128)
         if self.noise_bank:
+            h, w = frame.shape[:2]
             k = int(self.rng.integers(len(self.noise_bank)))
             dy, dx = (int(v) for v in self.rng.integers(0, 64, 2))
-            out += np.roll(self.noise_bank[k], (dy, dx), axis=(0, 1))
-        out = np.clip(out, 0, 255).astype(np.uint8)
+            pos, neg = self.noise_bank[k]
+            out = cv2.subtract(cv2.add(out, pos[dy:dy + h, dx:dx + w]), neg[dy:dy + h, dx:dx + w])
         q = self.lighting.jpeg_quality
         if q is not None:
             ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])

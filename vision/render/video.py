@@ -21,6 +21,7 @@ import json
 import math
 import random
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -289,7 +290,10 @@ def build_motions(events: list[dict[str, Any]], table: Table, layout: StableLayo
         action = action_from_event(event)
         t = float(event["t_ms"])
         seat = action.seat
-        before = {(p.owner, p.card, p.place): p for p in layout.all(table)}
+        def poses(t: Table = table, k: int = seat) -> list[Placed]:
+            return layout.seat(t, k) + layout.lake(t)
+
+        before = {(p.owner, p.card, p.place): p for p in poses()}
         moved: list[tuple[int, str]] = []
         flip = False
         if isinstance(action, Move | Retract):
@@ -308,7 +312,7 @@ def build_motions(events: list[dict[str, Any]], table: Table, layout: StableLayo
         elif isinstance(action, Rotate):
             moved = [(c.owner, c.code) for c in table.layouts[seat].stock[:1]]
         table.push(action, int(t))
-        after = {(p.owner, p.card): p for p in layout.all(table)}
+        after = {(p.owner, p.card): p for p in poses()}
         pairs = []
         for owner, code in moved:
             src_pose = next((p for (o, c, _pl), p in before.items() if o == owner and c == code),
@@ -510,13 +514,14 @@ class RoundRenderer:
             rois.append(self.painter.card(image, ids, p, i))
         self.static, self.static_ids, self.static_cards = image, ids, placed
         self.static_rois = rois
+        self.static_totals = self._totals(placed)
         self.static_labels = self._labels(ids, placed, rois)
 
     def _labels(self, ids: np.ndarray, placed: list[Placed],
                 rois: list[tuple[int, int, int, int] | None]) -> list[dict[str, Any]]:
         out = []
         self.static_by_index: dict[int, dict[str, Any]] = {}
-        totals = self._totals(placed)
+        totals = self.static_totals
         for i, (p, roi) in enumerate(zip(placed, rois, strict=True)):
             if roi is None:
                 continue
@@ -530,13 +535,9 @@ class RoundRenderer:
         return out
 
     def _totals(self, placed: list[Placed]) -> list[float]:
-        h = self.hom
-        out = []
-        for p in placed:
-            q = project(h, p.corners_mm())
-            x, y = q[:, 0], q[:, 1]
-            out.append(0.5 * abs(np.dot(x, np.roll(y, 1)) - np.dot(y, np.roll(x, 1))))
-        return out
+        """Each card's full area in image pixels."""
+        return [abs(cv2.contourArea(project(self.hom, p.corners_mm()).astype(np.float32)))
+                for p in placed]
 
     def _card_label(self, p: Placed, i: int, ids: np.ndarray, visible: float
                     ) -> dict[str, Any]:
@@ -559,8 +560,17 @@ class RoundRenderer:
                 "visible": round(min(1.0, visible), 3), "indices": indices}
 
     # --- frames ------------------------------------------------------------------------
-    def frames(self) -> Iterator[tuple[int, float, np.ndarray, dict[str, Any] | None]]:
-        """(frame number, t_ms, BGR image, labels or None) for every frame."""
+    def camera_side(self, image: np.ndarray, t_ms: float) -> np.ndarray:
+        """Lens distortion, light and sensor noise of the webcam."""
+        if self.maps is not None:
+            image = cv2.remap(image, self.maps[0], self.maps[1], cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_CONSTANT)
+        return self.photometry.apply(image, t_ms / 1000.0)
+
+    def frames(self, camera_side: bool = True
+               ) -> Iterator[tuple[int, float, np.ndarray, dict[str, Any] | None]]:
+        """(frame number, t_ms, BGR image, labels or None) for every frame; with
+        ``camera_side`` False the images are the undistorted, unlit scene."""
         s = self.settings
         end = self.end_ms + 1000.0
         if s.max_seconds is not None:
@@ -590,10 +600,8 @@ class RoundRenderer:
                       if m.land <= t < m.land + RETURN_MS]
             image, labels = self._compose(t, active, recent,
                                           want_labels=frame % s.labels_every == 0)
-            if self.maps is not None:
-                image = cv2.remap(image, self.maps[0], self.maps[1], cv2.INTER_LINEAR,
-                                  borderMode=cv2.BORDER_CONSTANT)
-            image = self.photometry.apply(image, t / 1000.0)
+            if camera_side:
+                image = self.camera_side(image, t)
             yield frame, t, image, labels
             frame += 1
 
@@ -640,10 +648,14 @@ class RoundRenderer:
         for pose, _i in moving:
             cv2.fillPoly(shadow, [self.painter.poly(pose.corners_mm() + offset * 0.6)], 255,
                          cv2.LINE_8, shift=4)
-        if shadow.any():
-            soft = cv2.blur(shadow, (15, 15))
-            dark = (1.0 - 0.38 * soft.astype(np.float32) / 255)[..., None]
-            image[:] = (image * dark).astype(np.uint8)
+        pts = cv2.findNonZero(shadow)
+        if pts is not None:
+            x, y, w, h = cv2.boundingRect(pts)
+            x0, y0 = max(0, x - 8), max(0, y - 8)
+            x1, y1 = min(shadow.shape[1], x + w + 8), min(shadow.shape[0], y + h + 8)
+            soft = cv2.blur(shadow[y0:y1, x0:x1], (15, 15))
+            keep = cv2.merge([255 - (soft * 0.38).astype(np.uint8)] * 3)
+            image[y0:y1, x0:x1] = cv2.multiply(image[y0:y1, x0:x1], keep, scale=1 / 255)
         for pose, _i in moving:  # a motion-blurred card: faint copies along its path
             self.painter.card(image, None, pose, -1)
             cv2.fillPoly(occluder, [self.painter.poly(pose.corners_mm())], 255, cv2.LINE_8,
@@ -664,23 +676,21 @@ class RoundRenderer:
     def _occluded_labels(self, occluder: np.ndarray, moving: list[tuple[Placed, int]]
                          ) -> list[dict[str, Any]]:
         """Static labels with the parts under hands and moving cards taken away."""
-        ys, xs = np.nonzero(occluder)
-        if len(xs) == 0:
-            return self.static_labels
-        ox0, oy0, ox1, oy1 = xs.min(), ys.min(), xs.max() + 1, ys.max() + 1
-        ids = self.static_ids.copy()
-        ids[occluder > 0] = -1
-        totals = self._totals(self.static_cards)
+        ids = self.static_ids
+        totals = self.static_totals
         out = []
         for i, p in enumerate(self.static_cards):
             roi = self.static_rois[i]
             if roi is None:
                 continue
             x0, y0, x1, y1 = roi
-            if x1 <= ox0 or x0 >= ox1 or y1 <= oy0 or y0 >= oy1:
+            cover = occluder[y0:y1, x0:x1]
+            if not cover.any():
                 if i in self.static_by_index:
                     out.append(self.static_by_index[i])
                 continue
+            ids = self.static_ids.copy() if ids is self.static_ids else ids
+            ids[y0:y1, x0:x1][cover > 0] = -1
             vis = int((ids[y0:y1, x0:x1] == i).sum())
             if vis == 0:
                 continue
@@ -723,8 +733,7 @@ def _quad_visible(ids: np.ndarray, quad: np.ndarray, idx: int) -> float:
     cv2.fillPoly(m, [np.round((quad - [x0, y0]) * 16).astype(np.int32)], 1, cv2.LINE_8,
                  shift=4)
     inside = m.astype(bool)
-    x, y = quad[:, 0], quad[:, 1]
-    area = 0.5 * abs(np.dot(x, np.roll(y, 1)) - np.dot(y, np.roll(x, 1)))
+    area = abs(cv2.contourArea(quad.astype(np.float32)))
     return float((ids[y0:y1, x0:x1][inside] == idx).sum() / max(inside.sum(), area, 1))
 
 
@@ -757,18 +766,31 @@ def render_video(log_path: str | Path, out_path: str | Path, settings: VideoSett
               "decks": renderer.decks, "backs": renderer.backs, "texture": renderer.texture}
     total = int(math.ceil((renderer.end_ms + 1000) / 1000 * settings.fps))
     frames = 0
+    # the camera side (distortion, light, noise) and encoding run in a second thread: OpenCV
+    # releases the GIL, so both cores work
+    pool = ThreadPoolExecutor(max_workers=1)
+    waiting: Future | None = None
+
+    def finish(image: np.ndarray, t: float) -> None:
+        writer.write(renderer.camera_side(image, t))
+
     try:
         with open(labels_path, "w", encoding="utf-8") as fh:
             fh.write(json.dumps(header) + "\n")
-            for frame, t, image, labels in renderer.frames():
-                writer.write(image)
+            for frame, t, image, labels in renderer.frames(camera_side=False):
+                if waiting is not None:
+                    waiting.result()
+                waiting = pool.submit(finish, image, t)
                 if labels is not None:
                     fh.write(json.dumps({"frame": frame, "t_ms": round(t, 1), **labels},
                                         separators=(",", ":")) + "\n")
                 frames += 1
                 if progress is not None:
                     progress(frames, total)
+            if waiting is not None:
+                waiting.result()
     finally:
+        pool.shutdown(wait=True)
         writer.release()
     return {"frames": frames, "video": str(out_path), "labels": str(labels_path),
             "seconds": frames / settings.fps}
