@@ -170,6 +170,99 @@ def demo(
     check(log)
 
 
+def _size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise _fail(f"--size must be WIDTHxHEIGHT (e.g. 1280x720), not {text!r}") from None
+    return w, h
+
+
+@app.command()
+def render(
+    log: Annotated[Path | None, typer.Argument(help="event log (.jsonl) to render")] = None,
+    out_path: Annotated[Path, typer.Option("--out", "-o",
+                                           help="video (.mp4) or, with --still, image")] = Path(
+        "round.mp4"),
+    fps: Annotated[float, typer.Option(help="frames per second")] = 30.0,
+    size: Annotated[str, typer.Option(help="WIDTHxHEIGHT")] = "1280x720",
+    seed: Annotated[int, typer.Option(help="decks, backs, table, camera and light")] = 0,
+    camera: Annotated[str | None, typer.Option(
+        help="camera settings, e.g. 'height_mm=1200,tilt_deg=15,k1=-0.1' (default: random)")
+    ] = None,
+    split: Annotated[str, typer.Option(help="deck pool: train or test")] = "train",
+    decks: Annotated[str | None, typer.Option(help="one deck per seat, comma-separated")] = None,
+    backs: Annotated[str | None, typer.Option(help="one back id per seat, comma-separated")
+                     ] = None,
+    seconds: Annotated[float | None, typer.Option(help="render only this many seconds")
+                       ] = None,
+    round_no: Annotated[int, typer.Option("--round", help="which round of a match")] = 1,
+    still: Annotated[bool, typer.Option("--still", help="a still scene of a random mid-game "
+                                        "table (no log needed)")] = False,
+    players: Annotated[int, typer.Option(help="--still: number of seats")] = 4,
+    count: Annotated[int, typer.Option(help="--still: number of scenes")] = 1,
+) -> None:
+    """Render a simulated round as an overhead webcam video with exact per-frame labels
+    (``<out>.labels.jsonl``), or with --still single scenes (``<out>.labels.json``)."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from vision.render.camera import Camera, CameraError
+    from vision.render.decks import DeckError
+    from vision.render.scene import SceneError
+    from vision.render.video import RenderError, RoundRenderer, VideoSettings, render_video
+
+    w, h = _size(size)
+    deck_list = tuple(d.strip() for d in decks.split(",")) if decks else None
+    back_list = tuple(b.strip() for b in backs.split(",")) if backs else None
+    try:
+        cam = Camera.parse(camera, width=w, height=h) if camera else None
+        if still:
+            _render_stills(out_path, players, count, seed, (w, h), split, deck_list,
+                           back_list, cam)
+            return
+        if log is None:
+            raise _fail("give an event log to render, or --still for a still scene")
+        settings = VideoSettings(fps=fps, size=(w, h), seed=seed, camera=cam, split=split,
+                                 decks=deck_list, backs=back_list, round_no=round_no,
+                                 max_seconds=seconds)
+        renderer = RoundRenderer(log, settings)
+        with Progress(TextColumn("rendering"), BarColumn(), TextColumn("{task.completed} "
+                      "frames"), TimeRemainingColumn(), console=err) as bar:
+            task = bar.add_task("render", total=None)
+            summary = render_video(log, out_path, settings,
+                                   progress=lambda n, total: bar.update(task, completed=n,
+                                                                        total=total),
+                                   renderer=renderer)
+    except (RenderError, CameraError, SceneError, DeckError) as exc:
+        raise _fail(str(exc)) from None
+    err.print(f"wrote {summary['frames']} frames ({summary['seconds']:.1f} s) to "
+              f"{summary['video']} and labels to {summary['labels']}", highlight=False)
+
+
+def _render_stills(out_path: Path, players: int, count: int, seed: int, size: tuple[int, int],
+                   split: str, decks: tuple[str, ...] | None, backs: tuple[str, ...] | None,
+                   cam: object | None) -> None:
+    import cv2
+
+    from vision.render.scene import random_table, render_still
+
+    if not 2 <= players <= 8:
+        raise _fail(f"--players must be 2 to 8, got {players}")
+    if count < 1:
+        raise _fail("--count must be at least 1")
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    for i in range(count):
+        s = seed + i
+        scene = render_still(random_table(players, s), s, size=size, split=split,
+                             decks=decks, backs=backs, camera=cam)
+        path = out_path if count == 1 else out_path.with_name(
+            f"{out_path.stem}-{i:04d}{out_path.suffix or '.png'}")
+        if not cv2.imwrite(str(path), scene.image):
+            raise _fail(f"cannot write {path}")
+        path.with_suffix(".labels.json").write_text(json.dumps(scene.labels()))
+    err.print(f"wrote {count} scene(s) to {out_path.parent}", highlight=False)
+
+
 def main() -> None:  # pragma: no cover
     app()
 

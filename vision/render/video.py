@@ -738,10 +738,11 @@ def _quad_visible(ids: np.ndarray, quad: np.ndarray, idx: int) -> float:
 
 
 def render_video(log_path: str | Path, out_path: str | Path, settings: VideoSettings,
-                 progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+                 progress: Callable[[int, int], None] | None = None,
+                 renderer: RoundRenderer | None = None) -> dict[str, Any]:
     """Write the video and ``<out>.labels.jsonl``; returns a summary."""
     out_path = Path(out_path)
-    renderer = RoundRenderer(log_path, settings)
+    renderer = renderer or RoundRenderer(log_path, settings)
     w, h = settings.size
     writer = cv2.VideoWriter(str(out_path), cv2.VideoWriter_fourcc(*"mp4v"), settings.fps,
                              (w, h))
@@ -764,7 +765,10 @@ def render_video(log_path: str | Path, out_path: str | Path, settings: VideoSett
                                    "angle_deg": s.angle_deg}
                                   for s in renderer.layout.geo.seats]},
               "decks": renderer.decks, "backs": renderer.backs, "texture": renderer.texture}
-    total = int(math.ceil((renderer.end_ms + 1000) / 1000 * settings.fps))
+    seconds = (renderer.end_ms + 1000) / 1000 - settings.start_s
+    if settings.max_seconds is not None:
+        seconds = min(seconds, settings.max_seconds)
+    total = int(math.ceil(seconds * settings.fps))
     frames = 0
     # the camera side (distortion, light, noise) and encoding run in a second thread: OpenCV
     # releases the GIL, so both cores work
