@@ -11,7 +11,8 @@ import pytest
 from rules.options import HouseRules
 from rules.table import Table
 from vision.render import decks
-from vision.render.scene import Camera, SceneError, project, random_table, render_still
+from vision.render.camera import Camera, CameraError
+from vision.render.scene import SceneError, project, random_table, render_still
 
 from .conftest import FAST_DECKS, NEEDS_ARTWORK
 
@@ -29,30 +30,33 @@ def _render(seats: int, seed: int, **kw):
 # --- camera (no artwork needed) ---
 
 def test_top_view_camera_maps_aim_to_centre_and_keeps_scale():
-    cam = Camera(size=(1000, 600), distance_mm=1000, aim_mm=(50.0, -20.0))
-    hom = cam.homography()
-    p = project(hom, [(50.0, -20.0), (150.0, -20.0), (50.0, 80.0)])
+    cam = Camera(width=1000, height=600, height_mm=1000, target_x_mm=50.0, target_y_mm=-20.0)
+    p = cam.project([(50.0, -20.0), (150.0, -20.0), (50.0, 80.0)])
     assert np.allclose(p[0], (500, 300))
     dx, dy = p[1] - p[0], p[2] - p[0]
     assert dx[0] > 0 and abs(dx[1]) < 1e-6 and dy[1] > 0  # x right, y down, no mirror
     assert math.isclose(np.linalg.norm(dx), np.linalg.norm(dy))
+    assert np.allclose(project(cam.homography(), [(150.0, -20.0)]), p[1:2])
 
 
 def test_camera_fit_keeps_the_outline_in_frame():
     outline = np.array([[-900, -500], [900, -500], [900, 500], [-900, 500]], float)
-    for tilt in (0, 15, 30):
-        cam = Camera(size=(1280, 720), tilt_deg=tilt, tilt_dir_deg=60, roll_deg=5).fit(
-            outline, margin=0.02)
-        p = project(cam.homography(), outline)
+    for tilt, k1 in ((0, 0.0), (15, -0.15), (30, 0.05)):
+        cam = Camera(tilt_deg=tilt, yaw_deg=60, roll_deg=5, k1=k1).fit(outline, margin=0.02)
+        p = cam.project(outline)
         assert p[:, 0].min() >= 0 and p[:, 0].max() <= 1280
         assert p[:, 1].min() >= 0 and p[:, 1].max() <= 720
 
 
 def test_camera_settings_out_of_range_are_refused():
-    with pytest.raises(SceneError, match="tilt_deg"):
+    with pytest.raises(CameraError, match="tilt_deg"):
         Camera(tilt_deg=80)
-    with pytest.raises(SceneError, match="image size"):
-        Camera(size=(5, 5))
+    with pytest.raises(CameraError, match="width"):
+        Camera(width=5)
+    with pytest.raises(CameraError, match="not placed"):
+        Camera().homography()
+    with pytest.raises(CameraError, match="unknown camera setting 'zoom'"):
+        Camera.parse("zoom=2")
 
 
 # --- scenes ---
@@ -100,10 +104,11 @@ def _check_index_ink(scene) -> int:
 
 
 @NEEDS_ARTWORK
-@pytest.mark.parametrize("seats, seed, shape, tilt", [(2, 1, "rect", 0.0), (3, 2, "round", 0.0),
-                                                      (2, 3, "rect", 20.0)])
-def test_index_boxes_hold_ink(card_cache, seats, seed, shape, tilt):
-    cam = Camera(size=(1600, 900), tilt_deg=tilt, tilt_dir_deg=75, roll_deg=-6)
+@pytest.mark.parametrize("seats, seed, shape, tilt, k1", [
+    (2, 1, "rect", 0.0, 0.0), (3, 2, "round", 0.0, 0.0), (2, 3, "rect", 20.0, 0.0),
+    (2, 5, "rect", 8.0, -0.15)])
+def test_index_boxes_hold_ink(card_cache, seats, seed, shape, tilt, k1):
+    cam = Camera(width=1600, height=900, tilt_deg=tilt, yaw_deg=75, roll_deg=-6, k1=k1)
     scene = _render(seats, seed, shape=shape, camera=cam)
     assert _check_index_ink(scene) >= 10
 

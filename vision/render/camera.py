@@ -30,13 +30,18 @@ _RANGES: dict[str, tuple[float, float]] = {
 
 @dataclass(frozen=True)
 class Camera:
-    """A pinhole camera ``height_mm`` above the table, tilted ``tilt_deg`` from straight
-    down, looking at (``target_x_mm``, ``target_y_mm``) on the table, turned ``yaw_deg``
-    about the vertical and ``roll_deg`` about its axis, with radial distortion k1, k2."""
+    """A pinhole webcam above the table, looking at (``target_x_mm``, ``target_y_mm``),
+    tilted ``tilt_deg`` from straight down, turned ``yaw_deg`` about the vertical and
+    ``roll_deg`` about its axis, with radial lens distortion k1, k2.
+
+    Table coordinates are millimetres with the origin at the table's centre, x to the right
+    and y down as seen from above (seat 0 sits at the bottom). ``height_mm`` None means
+    "not placed yet": :meth:`fit` finds the lowest height that shows the whole table.
+    """
 
     width: int = 1280
     height: int = 720
-    height_mm: float = 1100.0
+    height_mm: float | None = None
     tilt_deg: float = 0.0
     yaw_deg: float = 0.0
     roll_deg: float = 0.0
@@ -49,6 +54,8 @@ class Camera:
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
+            if value is None and f.name == "height_mm":
+                continue
             lo, hi = _RANGES[f.name]
             if isinstance(value, bool) or not isinstance(value, int | float) or not (
                     lo <= value <= hi) or not math.isfinite(value):
@@ -75,31 +82,43 @@ class Camera:
         return cls(**values)
 
     @classmethod
-    def random(cls, rng: random.Random, table_mm: tuple[float, float],
-               size: tuple[int, int] = (1280, 720), wild: bool = True) -> Camera:
-        """A plausible webcam over a table of ``table_mm`` (width, depth) that sees all of it."""
-        tilt = rng.uniform(0, 22) if wild else 0.0
-        cam = cls(width=size[0], height=size[1], tilt_deg=tilt,
-                  yaw_deg=rng.uniform(-8, 8) + (rng.choice([0, 90, 180, 270]) if wild else 0),
-                  roll_deg=rng.uniform(-3, 3) if wild else 0.0,
-                  hfov_deg=rng.uniform(62, 90) if wild else 78.0,
-                  k1=rng.uniform(-0.18, 0.05) if wild else 0.0,
-                  k2=rng.uniform(-0.02, 0.04) if wild else 0.0,
-                  target_x_mm=rng.uniform(-40, 40) if wild else 0.0,
-                  target_y_mm=rng.uniform(-40, 40) if wild else 0.0)
-        return cam.fit(table_mm, margin=rng.uniform(1.02, 1.15) if wild else 1.05)
+    def random(cls, rng: random.Random, size: tuple[int, int] = (1280, 720),
+               wild: bool = True) -> Camera:
+        """A plausible webcam (not yet placed: :meth:`fit` it to a table)."""
+        if not wild:
+            return cls(width=size[0], height=size[1])
+        tilt = rng.choice([0.0, rng.uniform(0, 12), rng.uniform(5, 25)])
+        return cls(width=size[0], height=size[1], tilt_deg=tilt,
+                   yaw_deg=rng.uniform(-8, 8) + rng.choice([0, 0, 90, 180, 270]),
+                   roll_deg=rng.uniform(-4, 4), hfov_deg=rng.uniform(58, 90),
+                   k1=rng.choice([0.0, rng.uniform(-0.18, 0.05)]),
+                   k2=rng.uniform(-0.02, 0.03), target_x_mm=rng.uniform(-40, 40),
+                   target_y_mm=rng.uniform(-40, 40))
 
-    def fit(self, table_mm: tuple[float, float], margin: float = 1.05) -> Camera:
-        """The lowest camera height at which the whole table (times ``margin``) is in view."""
-        w, d = table_mm[0] / 2 * margin, table_mm[1] / 2 * margin
-        corners = np.array([[-w, -d], [w, -d], [w, d], [-w, d]], np.float64)
-        lo, hi = 300.0, 4000.0
+    def fit(self, outline_mm: np.ndarray | tuple[float, float], margin: float = 0.03
+            ) -> Camera:
+        """This camera at the lowest height at which ``outline_mm`` (N×2 table points, or a
+        (width, depth) rectangle around the centre) fits in the frame with ``margin`` (a
+        fraction of each side) to spare."""
+        pts = np.asarray(outline_mm, np.float64)
+        if pts.shape == (2,):
+            w, d = pts / 2
+            pts = np.array([[-w, -d], [w, -d], [w, d], [-w, d]])
+        lo_x, hi_x = margin * self.width, (1 - margin) * self.width
+        lo_y, hi_y = margin * self.height, (1 - margin) * self.height
+
+        def fits(height: float) -> bool:
+            p = replace(self, height_mm=height).project(pts)
+            return bool(np.all(np.isfinite(p)) and p[:, 0].min() >= lo_x
+                        and p[:, 0].max() <= hi_x and p[:, 1].min() >= lo_y
+                        and p[:, 1].max() <= hi_y)
+
+        lo, hi = _RANGES["height_mm"]
+        if not fits(hi):
+            raise CameraError(f"the table does not fit the frame below {hi:.0f} mm")
         for _ in range(40):
             mid = (lo + hi) / 2
-            pts = replace(self, height_mm=mid).project(corners)
-            inside = (np.all(pts[:, 0] >= 0) and np.all(pts[:, 0] < self.width)
-                      and np.all(pts[:, 1] >= 0) and np.all(pts[:, 1] < self.height))
-            lo, hi = (lo, mid) if inside else (mid, hi)
+            lo, hi = (lo, mid) if fits(mid) else (mid, hi)
         return replace(self, height_mm=round(hi, 1))
 
     # --- geometry ---------------------------------------------------------------------
@@ -108,37 +127,36 @@ class Camera:
         f = self.width / 2 / math.tan(math.radians(self.hfov_deg) / 2)
         return np.array([[f, 0, self.width / 2], [0, f, self.height / 2], [0, 0, 1]])
 
-    def pose(self) -> tuple[np.ndarray, np.ndarray]:
-        """Rotation (world→camera) and camera centre in table mm (z up, table at z=0)."""
+    def _pose_y_up(self) -> tuple[np.ndarray, np.ndarray]:
+        """Rotation (world→camera) and centre in a y-up world (z up, table at z=0)."""
+        if self.height_mm is None:
+            raise CameraError("the camera is not placed: fit it to the table first")
         tilt, yaw = math.radians(self.tilt_deg), math.radians(self.yaw_deg)
-        target = np.array([self.target_x_mm, self.target_y_mm, 0.0])
-        # the camera leans back along -y (towards seat 0's side), then turns by yaw
+        target = np.array([self.target_x_mm, -self.target_y_mm, 0.0])
+        # the camera leans back towards seat 0's side, then turns by yaw
         back = np.array([-math.sin(yaw), -math.cos(yaw), 0.0])
         centre = target + back * self.height_mm * math.tan(tilt) + [0, 0, self.height_mm]
         forward = target - centre
         forward /= np.linalg.norm(forward)
-        up_hint = np.array([math.sin(yaw), math.cos(yaw), 0.0])  # image "up" on the table
+        up_hint = np.array([math.sin(yaw), math.cos(yaw), 0.0])
         right = np.cross(forward, up_hint)
-        if np.linalg.norm(right) < 1e-9:
-            right = np.array([1.0, 0, 0])
         right /= np.linalg.norm(right)
         down = np.cross(forward, right)
         roll = math.radians(self.roll_deg)
         r_x = math.cos(roll) * right + math.sin(roll) * down
         r_y = -math.sin(roll) * right + math.cos(roll) * down
-        # image y grows downwards: the table's +y (up_hint) appears at the top
-        rot = np.stack([r_x, r_y, forward])
-        return rot, centre
+        return np.stack([r_x, r_y, forward]), centre
 
     def homography(self) -> np.ndarray:
-        """3×3 map from table mm (x, y, 1) to undistorted image pixels."""
-        rot, centre = self.pose()
-        t = -rot @ centre
-        m = np.column_stack([rot[:, 0], rot[:, 1], t])
+        """3×3 map from table mm (x, y down, 1) to undistorted image pixels."""
+        rot, centre = self._pose_y_up()
+        m = np.column_stack([rot[:, 0], -rot[:, 1], -rot @ centre])
         h = self.K @ m
         return h / h[2, 2]
 
-    def _distort_px(self, pts: np.ndarray) -> np.ndarray:
+    def distort(self, pts: np.ndarray) -> np.ndarray:
+        """Undistorted image pixels (N, 2) → where the lens puts them."""
+        pts = np.asarray(pts, np.float64).reshape(-1, 2)
         if not (self.k1 or self.k2):
             return pts
         k = self.K
@@ -148,34 +166,26 @@ class Camera:
         return xd * [k[0, 0], k[1, 1]] + k[:2, 2]
 
     def project(self, points_mm: np.ndarray) -> np.ndarray:
-        """Table mm (N, 2) → distorted image pixels (N, 2)."""
+        """Table mm (N, 2) → image pixels (N, 2), lens distortion included."""
         pts = np.asarray(points_mm, np.float64).reshape(-1, 2)
-        h = self.homography()
-        p = np.column_stack([pts, np.ones(len(pts))]) @ h.T
-        return self._distort_px(p[:, :2] / p[:, 2:3])
+        p = np.column_stack([pts, np.ones(len(pts))]) @ self.homography().T
+        return self.distort(p[:, :2] / p[:, 2:3])
 
-    def table_maps(self, px_per_mm: float, origin_mm: tuple[float, float]
-                   ) -> tuple[np.ndarray, np.ndarray]:
-        """``cv2.remap`` maps that turn a top-down table canvas (``px_per_mm``, canvas pixel
-        (0, 0) at table ``origin_mm`` = top-left, +y up on the table) into this camera's
-        frame, lens distortion included."""
+    def distortion_maps(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """``cv2.remap`` maps that turn an undistorted frame into this lens's view, or None
+        for a lens without distortion."""
+        if not (self.k1 or self.k2):
+            return None
         k = self.K
-        ys, xs = np.mgrid[0:self.height, 0:self.width].astype(np.float64)
-        pts = np.stack([xs.ravel(), ys.ravel()], axis=1)
-        if self.k1 or self.k2:
-            und = cv2.undistortPoints(pts.reshape(-1, 1, 2), k,
-                                      np.array([self.k1, self.k2, 0, 0], np.float64), P=k)
-            pts = und.reshape(-1, 2)
-        hinv = np.linalg.inv(self.homography())
-        p = np.column_stack([pts, np.ones(len(pts))]) @ hinv.T
-        table = p[:, :2] / p[:, 2:3]
-        map_x = (table[:, 0] - origin_mm[0]) * px_per_mm
-        map_y = (origin_mm[1] - table[:, 1]) * px_per_mm
-        return (map_x.reshape(self.height, self.width).astype(np.float32),
-                map_y.reshape(self.height, self.width).astype(np.float32))
+        ys, xs = np.mgrid[0:self.height, 0:self.width].astype(np.float32)
+        pts = np.stack([xs.ravel(), ys.ravel()], axis=1).reshape(-1, 1, 2)
+        # each output (distorted) pixel looks up where it is in the undistorted frame
+        src = cv2.undistortPoints(pts, k, np.array([self.k1, self.k2, 0, 0], np.float64),
+                                  P=k).reshape(self.height, self.width, 2)
+        return cv2.convertMaps(src[..., 0], src[..., 1], cv2.CV_16SC2)
 
     def mm_per_px_at_centre(self) -> float:
-        """Table millimetres per image pixel near the image centre."""
+        """Table millimetres per image pixel at the point the camera looks at."""
         a = self.project(np.array([[self.target_x_mm, self.target_y_mm],
                                    [self.target_x_mm + 10, self.target_y_mm]]))
         return 10 / float(np.linalg.norm(a[1] - a[0]))

@@ -29,34 +29,22 @@ from typing import Any
 import cv2
 import numpy as np
 
-from rules.cards import Card
-from rules.log import replay
+from rules.log import read_events, replay
 from rules.moves import Draw, Move, Recycle, Retract, Rotate, action_from_event
 from rules.table import Table
 
 from . import backs as backs_mod
 from . import decks as decks_mod
 from .camera import Camera, CameraError, Lighting, Photometry
+from .layout import Placed, SceneError, StableLayout
 from .scene import (
-    CARD_H_MM,
-    CARD_W_MM,
-    SEAT_DEPTH_MM,
     TEXTURES,
-    LayoutStyle,
-    Placed,
-    SceneError,
-    TableShape,
-    _art,
-    _back,
-    _card_to_table,
-    _frac_box_to_mm,
-    _index_boxes,
-    _index_extent,
-    _tier,
-    _z,
+    Painter,
+    choose_designs,
     project,
-    table_shape,
-    table_texture,
+    stable_layout,
+    table_background,
+    z_order,
 )
 
 SKIN_TONES = [(60, 90, 140), (90, 130, 190), (120, 160, 215), (40, 60, 95), (150, 180, 225),
@@ -117,134 +105,6 @@ class VideoSettings:
                 backs_mod.parse_back(back)
             except ValueError as exc:
                 raise RenderError(str(exc)) from None
-
-
-# --- stable layout -------------------------------------------------------------------------
-
-def _stable_rng(*key: Any) -> random.Random:
-    return random.Random(":".join(map(str, key)))
-
-
-@dataclass
-class StableLayout:
-    """Where every card lies for any state of one round, the same from frame to frame."""
-
-    geo: TableShape
-    styles: list[LayoutStyle]
-    lake_slots: list[tuple[float, float, float]]  # per foundation: x, y, turn
-    seed: int
-
-    def jitter(self, owner: int, code: str, place: str, depth: int,
-               amount: float) -> tuple[float, float, float]:
-        r = _stable_rng(self.seed, owner, code, place, depth)
-        return (r.uniform(-1, 1) * amount, r.uniform(-1, 1) * amount,
-                r.uniform(-1, 1) * 1.3 * amount)
-
-    def seat(self, table: Table, k: int) -> list[Placed]:
-        seat, style = self.geo.seats[k], self.styles[k]
-        layout = table.layouts[k]
-        pitch = CARD_W_MM + style.gap
-        rows: list[tuple[Card, str, int, bool, float, float, float, int]] = []
-
-        def add(card: Card, place: str, depth: int, up: bool, x: float, y: float,
-                size: int, squash: float = 1.0) -> None:
-            dx, dy, da = self.jitter(k, card.code, place, depth, style.jitter_mm)
-            rows.append((card, place, depth, up, x + dx, y + dy * squash, da, size))
-
-        ncols = len(layout.river)
-        row_w = (ncols + 1) * pitch + (0 if style.compact else 2 * pitch + 2 * style.fan_dx)
-        x0 = -row_w / 2 + CARD_W_MM / 2
-        y0 = -SEAT_DEPTH_MM / 2 + CARD_H_MM / 2
-        n = len(layout.nertz)
-        for d in range(max(0, n - 4), n):
-            add(layout.nertz[d], f"seat{k}:nertz", d, d == n - 1, x0, y0, n)
-        for i, col in enumerate(layout.river):
-            for d, card in enumerate(col):
-                add(card, f"seat{k}:river{i}", d, True, x0 + (i + 1) * pitch,
-                    y0 + d * style.fan_dy, len(col), squash=0.3)
-        if style.compact:
-            sx, sy = x0, y0 + CARD_H_MM + 2 * style.gap + 40
-        else:
-            sx, sy = x0 + (ncols + 1) * pitch, y0
-        stock = layout.stock[::-1]
-        for d in range(max(0, len(stock) - 4), len(stock)):
-            add(stock[d], f"seat{k}:stock", d, False, sx, sy, len(stock))
-        waste = layout.waste
-        n = len(waste)
-        fan_start = max(0, n - 3)
-        for d in range(max(0, n - 5), n):
-            off = (d - fan_start) * style.fan_dx if d >= fan_start else 0.0
-            add(waste[d], f"seat{k}:waste", d, True, sx + pitch + off, sy, n)
-        turn = math.radians(style.turn_deg)
-        rot = np.array([[math.cos(turn), -math.sin(turn)], [math.sin(turn), math.cos(turn)]])
-        out = []
-        for card, place, depth, up, x, y, da, size in rows:
-            local = rot @ np.array([x, y]) + np.array(style.shift)
-            cx, cy = seat.to_table(local[None, :])[0]
-            out.append(Placed(card.code, k, place, depth, up, (float(cx), float(cy)),
-                              seat.angle_deg + style.turn_deg + da, size))
-        return out
-
-    def lake(self, table: Table) -> list[Placed]:
-        out = []
-        for f in table.lake:
-            if f.set_aside:
-                continue
-            x, y, turn = self.lake_slots[f.index % len(self.lake_slots)]
-            m = len(f.placements)
-            for d in range(max(0, m - 4), m):
-                pl = f.placements[d]
-                owner = pl.card.owner if pl.card.owner is not None else pl.seat
-                dx, dy, da = self.jitter(owner, pl.card.code, f"lake:{f.index}", d, 2.0)
-                if d == m - 1 and pl.counts:
-                    dx, dy, da = dx * 0.3, dy * 0.3, da * 0.3
-                out.append(Placed(pl.card.code, owner, f"lake:{f.index}", d, True,
-                                  (x + dx, y + dy), turn + da, m))
-        return out
-
-    def all(self, table: Table) -> list[Placed]:
-        out = []
-        for k in range(table.seats):
-            out += self.seat(table, k)
-        return out + self.lake(table)
-
-    def rest_point(self, k: int) -> np.ndarray:
-        """Where a player's hand rests: just off the table edge in front of them."""
-        seat = self.geo.seats[k]
-        return seat.to_table(np.array([[0.0, SEAT_DEPTH_MM / 2 + 180.0]]))[0]
-
-    def shoulder(self, k: int, side: float) -> np.ndarray:
-        seat = self.geo.seats[k]
-        return seat.to_table(np.array([[side * 180.0, SEAT_DEPTH_MM / 2 + 420.0]]))[0]
-
-
-def build_layout(table: Table, lake_piles: int, decks: list[str], rng: random.Random,
-                 shape: str | None, seed: int) -> StableLayout:
-    geo = table_shape(table.seats, shape or rng.choice(("rect", "round")),
-                      max(4, lake_piles), rng)
-    styles = []
-    for k in range(table.seats):
-        x2, y2 = _index_extent(decks[k], [c.code for c in table.layouts[k].cards()])
-        styles.append(LayoutStyle(
-            gap=rng.uniform(6, 16), fan_dy=max(16.0, y2 * CARD_H_MM + rng.uniform(2.5, 6)),
-            fan_dx=max(11.0, x2 * CARD_W_MM + rng.uniform(2.5, 5)), jitter_mm=1.2,
-            jitter_deg=1.5, turn_deg=rng.uniform(-4, 4),
-            shift=(rng.uniform(-20, 20), rng.uniform(-15, 15)), compact=rng.random() < 0.3))
-    n = max(4, lake_piles)
-    cols = max(1, math.ceil(math.sqrt(n * 1.6)))
-    rows = math.ceil(n / cols)
-    cell_w, cell_h = CARD_W_MM + 24, CARD_H_MM + 22
-    centre = (rng.uniform(-30, 30), rng.uniform(-30, 30))
-    cells = [(r, c) for r in range(rows) for c in range(cols)]
-    # the first piles go near the middle, later ones further out
-    cells.sort(key=lambda rc: (rc[0] - (rows - 1) / 2) ** 2 + (rc[1] - (cols - 1) / 2) ** 2
-               + rng.uniform(0, 1.5))
-    slots = []
-    for r, c in cells:
-        turn = rng.uniform(-180, 180) if rng.random() < 0.5 else rng.uniform(-15, 15)
-        slots.append((centre[0] + (c - (cols - 1) / 2) * cell_w + rng.uniform(-8, 8),
-                      centre[1] + (r - (rows - 1) / 2) * cell_h + rng.uniform(-8, 8), turn))
-    return StableLayout(geo, styles, slots, seed)
 
 
 # --- the timeline --------------------------------------------------------------------------
@@ -336,47 +196,6 @@ def build_motions(events: list[dict[str, Any]], table: Table, layout: StableLayo
 
 # --- drawing -------------------------------------------------------------------------------
 
-class Painter:
-    """Draws cards, arms and shadows through the camera's homography (table mm, y down)."""
-
-    def __init__(self, hom: np.ndarray, size: tuple[int, int], decks: list[str],
-                 backs: list[str]) -> None:
-        self.hom = hom
-        self.width, self.height = size
-        self.decks, self.backs = decks, backs
-
-    def card(self, image: np.ndarray, ids: np.ndarray | None, p: Placed, idx: int,
-             alpha: float = 1.0) -> tuple[int, int, int, int] | None:
-        corners = project(self.hom, p.corners_mm())
-        px_h = max(np.linalg.norm(corners[3] - corners[0]),
-                   np.linalg.norm(corners[2] - corners[1]))
-        tier = _tier(px_h)
-        if p.face_up:
-            art = _art(self.decks[p.owner], p.card, tier)
-        else:
-            art = _back(self.backs[p.owner], self.decks[p.owner], tier)
-        ah, aw = art.shape[:2]
-        x0 = max(0, int(math.floor(corners[:, 0].min())) - 1)
-        y0 = max(0, int(math.floor(corners[:, 1].min())) - 1)
-        x1 = min(self.width, int(math.ceil(corners[:, 0].max())) + 2)
-        y1 = min(self.height, int(math.ceil(corners[:, 1].max())) + 2)
-        if x1 <= x0 or y1 <= y0:
-            return None
-        shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1.0]])
-        m = shift @ self.hom @ _card_to_table(aw, ah, p)
-        warped = cv2.warpPerspective(art, m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
-                                     borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
-        a = warped[..., 3:4].astype(np.float32) * (alpha / 255)
-        roi = image[y0:y1, x0:x1]
-        roi[:] = (warped[..., :3] * a + roi * (1 - a) + 0.5).astype(np.uint8)
-        if ids is not None:
-            ids[y0:y1, x0:x1][warped[..., 3] >= 128] = idx
-        return x0, y0, x1, y1
-
-    def poly(self, pts_mm: np.ndarray) -> np.ndarray:
-        return np.round(project(self.hom, pts_mm) * 16).astype(np.int32)
-
-
 def _arm_polygons(shoulder: np.ndarray, hand: np.ndarray, width_mm: float
                   ) -> tuple[np.ndarray, np.ndarray]:
     """The sleeve (a tapered band from shoulder to wrist) and the hand (an oval with fingers)
@@ -426,53 +245,34 @@ class RoundRenderer:
         if any(c.is_joker for c in table.all_cards()):
             raise RenderError("jokers have no card artwork yet; render a log without jokers")
         rng = random.Random(settings.seed)
-        pool = decks_mod.deck_names(settings.split)
-        if not pool:
-            raise RenderError("no card artwork installed: run scripts/setup_assets.sh")
-        if settings.backs is None:
-            back_pool = backs_mod.all_backs(include_decks=False) + backs_mod.deck_backs(
-                settings.split)
-            self.backs = backs_mod.assign_backs(seats, rng.randrange(1 << 30), pool=back_pool)
-        else:
-            self.backs = list(settings.backs)
-        if settings.decks is None:
-            self.decks = []
-            for b in self.backs:
-                kind, params = backs_mod.parse_back(b)
-                self.decks.append(params[0] if kind == "deck" else rng.choice(pool))
-        else:
-            self.decks = list(settings.decks)
-        for name, values in (("decks", self.decks), ("backs", self.backs)):
-            if len(values) != seats:
-                raise RenderError(f"{len(values)} {name} for {seats} seats")
+        nrng = np.random.default_rng(settings.seed)
+        try:
+            self.decks, self.backs = choose_designs(seats, rng, settings.split,
+                                                    settings.decks, settings.backs)
+        except (SceneError, ValueError) as exc:
+            raise RenderError(str(exc)) from None
         piles = max((int(e["to"].split(":")[1]) + 1 for e in events
                      if e["type"] == "move" and e["to"].startswith("lake")), default=4)
-        self.layout = build_layout(table, piles, self.decks, rng, settings.shape, settings.seed)
+        self.layout = stable_layout(table, piles, self.decks, rng, settings.shape,
+                                    settings.seed)
         self.table = Table.from_deals(deals, rounds[0].table.rules, settings.round_no)
         self.motions = build_motions(events, Table.from_deals(
             deals, rounds[0].table.rules, settings.round_no), self.layout)
-        geo = self.layout.geo
         w, h = settings.size
-        if settings.camera is None:
-            cam = Camera.random(rng, (geo.width_mm, geo.depth_mm), (w, h))
-        else:
-            cam = settings.camera
-            if (cam.width, cam.height) != (w, h):
-                cam = replace(cam, width=w, height=h)
+        cam = settings.camera or Camera.random(rng, (w, h))
+        if (cam.width, cam.height) != (w, h):
+            cam = replace(cam, width=w, height=h)
+        if cam.height_mm is None:
+            cam = cam.fit(self.layout.geo.outline(), margin=rng.uniform(0.0, 0.05))
         self.camera = cam
         self.lighting = settings.lighting or Lighting.random(rng, video=True)
-        self.hom = cam.homography() @ np.diag([1.0, -1.0, 1.0])
-        self.hom /= self.hom[2, 2]
-        self.painter = Painter(self.hom, (w, h), self.decks, self.backs)
+        self.hom = cam.homography()
+        self.painter = Painter(self.hom, cam, self.decks, self.backs)
         self.photometry = Photometry(self.lighting, (w, h), settings.seed)
-        self.maps = None
-        if cam.k1 or cam.k2:
-            k = cam.K
-            self.maps = cv2.initUndistortRectifyMap(
-                k, np.array([cam.k1, cam.k2, 0, 0], np.float64), None, k, (w, h),
-                cv2.CV_16SC2)
+        self.maps = cam.distortion_maps()
         self.texture = settings.texture or rng.choice(TEXTURES)
-        self.background = self._background(rng)
+        self.background = table_background(self.layout.geo, self.hom, (w, h), self.texture,
+                                           rng, nrng)
         self.skins = [rng.choice(SKIN_TONES) for _ in range(seats)]
         self.sleeves = [rng.choice(SLEEVES) for _ in range(seats)]
         self.handed = [rng.choice((-1.0, 1.0, 1.0)) for _ in range(seats)]
@@ -482,82 +282,22 @@ class RoundRenderer:
         self.static_labels: list[dict[str, Any]] = []
 
     # --- still layer -------------------------------------------------------------------
-    def _background(self, rng: random.Random) -> np.ndarray:
-        w, h = self.settings.size
-        nrng = np.random.default_rng(self.settings.seed)
-        floor = np.array(rng.choice([[40, 45, 50], [70, 80, 90], [30, 30, 30], [90, 100, 80]]),
-                         np.float32)
-        image = np.clip(floor + nrng.normal(0, 5, (h, w, 1)), 0, 255).astype(np.uint8)
-        geo = self.layout.geo
-        jac = float(np.linalg.norm(project(self.hom, np.array([[0, 0], [10, 0]]))[1]
-                                   - project(self.hom, np.array([[0, 0]]))[0]) / 10)
-        res = float(min(max(jac, 0.5), 4.0))
-        th, tw = int(geo.depth_mm * res) + 2, int(geo.width_mm * res) + 2
-        tex = table_texture(self.texture, th, tw, res, nrng)
-        tex_to_table = np.array([[1 / res, 0, -geo.width_mm / 2],
-                                 [0, 1 / res, -geo.depth_mm / 2], [0, 0, 1]])
-        top = cv2.warpPerspective(tex, self.hom @ tex_to_table, (w, h), flags=cv2.INTER_LINEAR)
-        mask = np.zeros((h, w), np.uint8)
-        outline = project(self.hom, geo.outline(128)).astype(np.float32)
-        cv2.fillPoly(mask, [np.round(outline * 16).astype(np.int32)], 255, cv2.LINE_AA,
-                     shift=4)
-        a = (mask.astype(np.float32) / 255)[..., None]
-        return (top * a + image * (1 - a)).astype(np.uint8)
-
     def _redraw_static(self, flying: set[tuple[int, str]]) -> None:
         placed = [p for p in self.layout.all(self.table) if (p.owner, p.card) not in flying]
-        placed.sort(key=_z)
+        placed.sort(key=z_order)
         image = self.background.copy()
         ids = np.full(image.shape[:2], -1, np.int32)
-        rois = []
-        for i, p in enumerate(placed):
-            rois.append(self.painter.card(image, ids, p, i))
+        rois = [self.painter.card(image, ids, p, i) for i, p in enumerate(placed)]
         self.static, self.static_ids, self.static_cards = image, ids, placed
         self.static_rois = rois
-        self.static_totals = self._totals(placed)
-        self.static_labels = self._labels(ids, placed, rois)
-
-    def _labels(self, ids: np.ndarray, placed: list[Placed],
-                rois: list[tuple[int, int, int, int] | None]) -> list[dict[str, Any]]:
-        out = []
+        self.static_totals = [self.painter.area(p) for p in placed]
         self.static_by_index: dict[int, dict[str, Any]] = {}
-        totals = self.static_totals
         for i, (p, roi) in enumerate(zip(placed, rois, strict=True)):
-            if roi is None:
-                continue
-            x0, y0, x1, y1 = roi
-            vis = int((ids[y0:y1, x0:x1] == i).sum())
-            if vis == 0:
-                continue
-            label = self._card_label(p, i, ids, vis / max(1, totals[i]))
-            self.static_by_index[i] = label
-            out.append(label)
-        return out
-
-    def _totals(self, placed: list[Placed]) -> list[float]:
-        """Each card's full area in image pixels."""
-        return [abs(cv2.contourArea(project(self.hom, p.corners_mm()).astype(np.float32)))
-                for p in placed]
-
-    def _card_label(self, p: Placed, i: int, ids: np.ndarray, visible: float
-                    ) -> dict[str, Any]:
-        cam = self.camera
-        corners = cam._distort_px(project(self.hom, p.corners_mm()))
-        indices = []
-        if p.face_up:
-            for corner, box in zip(("tl", "br"), _index_boxes(self.decks[p.owner], p.card),
-                                   strict=False):
-                quad_und = project(self.hom, _frac_box_to_mm(box, p))
-                frac = _quad_visible(ids, quad_und, i)
-                if frac >= 0.6:
-                    quad = cam._distort_px(quad_und)
-                    indices.append({"corner": corner, "box": _box(quad, self.settings.size),
-                                    "visible": round(frac, 3)})
-        return {"code": p.card if p.face_up else "back", "card": p.card, "owner": p.owner,
-                "place": p.place or None, "face_up": p.face_up,
-                "corners": np.round(corners, 1).tolist(),
-                "box": _box(corners, self.settings.size),
-                "visible": round(min(1.0, visible), 3), "indices": indices}
+            if roi is not None:
+                label = self.painter.label(p, i, ids, roi, self.static_totals[i])
+                if label is not None:
+                    self.static_by_index[i] = label
+        self.static_labels = list(self.static_by_index.values())
 
     # --- frames ------------------------------------------------------------------------
     def camera_side(self, image: np.ndarray, t_ms: float) -> np.ndarray:
@@ -661,49 +401,59 @@ class RoundRenderer:
             cv2.fillPoly(occluder, [self.painter.poly(pose.corners_mm())], 255, cv2.LINE_8,
                          shift=4)
         hand_labels = []
+        hands_mask = np.zeros_like(occluder)
         for seat, sleeve, palm in arms:
             sp, pp = self.painter.poly(sleeve), self.painter.poly(palm)
             cv2.fillPoly(image, [sp], self.sleeves[seat], cv2.LINE_AA, shift=4)
             cv2.fillPoly(image, [pp], self.skins[seat], cv2.LINE_AA, shift=4)
-            cv2.fillPoly(occluder, [sp, pp], 255, cv2.LINE_8, shift=4)
-            quad = self.camera._distort_px(project(self.hom, palm))
-            hand_labels.append({"seat": seat, "box": _box(quad, self.settings.size)})
+            cv2.fillPoly(hands_mask, [sp, pp], 255, cv2.LINE_8, shift=4)
+            quad = self.camera.distort(project(self.hom, palm))
+            w, h = self.settings.size
+            x1, y1 = np.maximum(quad.min(axis=0), 0)
+            x2, y2 = np.minimum(quad.max(axis=0), (w, h))
+            hand_labels.append({"seat": seat, "box": [round(float(v), 1)
+                                                      for v in (x1, y1, x2, y2)]})
+        occluder |= hands_mask
         if not want_labels:
             return image, None
-        return image, {"cards": self._occluded_labels(occluder, moving),
+        return image, {"cards": self._occluded_labels(occluder, hands_mask, moving),
                        "hands": hand_labels}
 
-    def _occluded_labels(self, occluder: np.ndarray, moving: list[tuple[Placed, int]]
-                         ) -> list[dict[str, Any]]:
-        """Static labels with the parts under hands and moving cards taken away."""
+    def _occluded_labels(self, occluder: np.ndarray, hands: np.ndarray,
+                         moving: list[tuple[Placed, int]]) -> list[dict[str, Any]]:
+        """Still-layer labels with the parts under hands and moving cards taken away, plus
+        the moving cards (``place`` None)."""
         ids = self.static_ids
-        totals = self.static_totals
         out = []
-        for i, p in enumerate(self.static_cards):
-            roi = self.static_rois[i]
-            if roi is None:
-                continue
-            x0, y0, x1, y1 = roi
+        for i, label in self.static_by_index.items():
+            x0, y0, x1, y1 = self.static_rois[i]
             cover = occluder[y0:y1, x0:x1]
             if not cover.any():
-                if i in self.static_by_index:
-                    out.append(self.static_by_index[i])
+                out.append(label)
                 continue
-            ids = self.static_ids.copy() if ids is self.static_ids else ids
+            if ids is self.static_ids:
+                ids = self.static_ids.copy()
             ids[y0:y1, x0:x1][cover > 0] = -1
-            vis = int((ids[y0:y1, x0:x1] == i).sum())
-            if vis == 0:
-                continue
-            out.append(self._card_label(p, i, ids, vis / max(1, totals[i])))
-        for pose, _i in moving:
-            out.append({**self._card_label(pose, -2, np.full((1, 1), -3, np.int32), 1.0),
-                        "place": None, "indices": []})
+            relabel = self.painter.label(self.static_cards[i], i, ids, (x0, y0, x1, y1),
+                                         self.static_totals[i])
+            if relabel is not None:
+                out.append(relabel)
+        if moving:
+            w, h = self.settings.size
+            layer = np.full((h, w), -1, np.int32)
+            rois = [self.painter.card(np.zeros((h, w, 3), np.uint8), layer, pose, -10 - j)
+                    for j, (pose, _i) in enumerate(moving)]
+            layer[hands > 0] = -1
+            for j, ((pose, _i), roi) in enumerate(zip(moving, rois, strict=True)):
+                if roi is None:
+                    continue
+                label = self.painter.label(pose, -10 - j, layer, roi, self.painter.area(pose))
+                if label is not None:
+                    out.append({**label, "place": None})
         return out
 
 
 def _round_events(path: str | Path, round_no: int) -> list[tuple[int, dict[str, Any]]]:
-    from rules.log import read_events
-
     out, current = [], None
     for n, e in read_events(path):
         if e["type"] == "round_start":
@@ -711,30 +461,6 @@ def _round_events(path: str | Path, round_no: int) -> list[tuple[int, dict[str, 
         if current == round_no and e["type"] != "match_end":
             out.append((n, e))
     return out
-
-
-def _box(quad: np.ndarray, size: tuple[int, int]) -> list[float]:
-    w, h = size
-    x1, y1 = quad.min(axis=0)
-    x2, y2 = quad.max(axis=0)
-    return [round(float(max(0, x1)), 1), round(float(max(0, y1)), 1),
-            round(float(min(w, x2)), 1), round(float(min(h, y2)), 1)]
-
-
-def _quad_visible(ids: np.ndarray, quad: np.ndarray, idx: int) -> float:
-    h, w = ids.shape
-    x0 = max(0, int(math.floor(quad[:, 0].min())))
-    y0 = max(0, int(math.floor(quad[:, 1].min())))
-    x1 = min(w, int(math.ceil(quad[:, 0].max())) + 1)
-    y1 = min(h, int(math.ceil(quad[:, 1].max())) + 1)
-    if x1 <= x0 or y1 <= y0:
-        return 0.0
-    m = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillPoly(m, [np.round((quad - [x0, y0]) * 16).astype(np.int32)], 1, cv2.LINE_8,
-                 shift=4)
-    inside = m.astype(bool)
-    area = abs(cv2.contourArea(quad.astype(np.float32)))
-    return float((ids[y0:y1, x0:x1][inside] == idx).sum() / max(inside.sum(), area, 1))
 
 
 def render_video(log_path: str | Path, out_path: str | Path, settings: VideoSettings,
