@@ -321,7 +321,7 @@ class RoundRenderer:
         state_key = None
         while True:
             t = frame / s.fps * 1000.0
-            if t > end:
+            if t >= end:
                 return
             while landed < len(pending) and pending[landed].land <= t:
                 m = pending[landed]

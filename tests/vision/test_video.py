@@ -1,0 +1,141 @@
+"""Rendered videos: real files read back through OpenCV, labels checked against the pixels."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from rules import HouseRules
+from rules.log import write_log
+from rules.simulator import simulate_round
+from vision.render import decks
+from vision.render.camera import Camera, CameraError, Lighting
+from vision.render.video import RenderError, RoundRenderer, VideoSettings, render_video
+
+from .conftest import FAST_DECKS, NEEDS_ARTWORK
+
+BACKS = ("stripes:1f4e9a:f4f4f4:45:40", "diamonds:c8102e:f4f4f4:60", "solid:0b6e4f")
+CLEAN = Lighting()  # no noise or light falloff: pixels can be compared with the artwork
+
+
+@pytest.fixture(scope="module")
+def round_log(tmp_path_factory):
+    path = tmp_path_factory.mktemp("log") / "round.jsonl"
+    write_log(simulate_round(3, HouseRules(), seed=21), path)
+    return path
+
+
+def _settings(**kw):
+    base = dict(size=(960, 540), seed=3, decks=(FAST_DECKS[0], FAST_DECKS[1], FAST_DECKS[0]),
+                backs=BACKS, lighting=CLEAN, max_seconds=4.0,
+                camera=Camera(width=960, height=540, tilt_deg=10, yaw_deg=8))
+    base.update(kw)
+    return VideoSettings(**base)
+
+
+def _read(path):
+    cap = cv2.VideoCapture(str(path))
+    frames = []
+    while True:
+        ok, img = cap.read()
+        if not ok:
+            break
+        frames.append(img)
+    return frames
+
+
+@NEEDS_ARTWORK
+def test_video_and_labels_are_written_and_readable(card_cache, round_log, tmp_path):
+    out = tmp_path / "round.mp4"
+    summary = render_video(round_log, out, _settings())
+    frames = _read(out)
+    assert len(frames) == summary["frames"] == 120  # 4 s at 30 fps
+    assert frames[0].shape == (540, 960, 3)
+    lines = [json.loads(x) for x in (tmp_path / "round.labels.jsonl").read_text().splitlines()]
+    header, per_frame = lines[0], lines[1:]
+    assert header["type"] == "header" and header["fps"] == 30
+    assert np.array(header["homography"]).shape == (3, 3)
+    assert header["decks"] == list(_settings().decks) and header["backs"] == list(BACKS)
+    assert [f["frame"] for f in per_frame] == list(range(120))
+    assert any(f["hands"] for f in per_frame), "players' hands never showed"
+
+
+def _paper(deck, code):
+    return decks._background(decks.render_card(deck, code, 256))
+
+
+@NEEDS_ARTWORK
+def test_index_boxes_hold_ink_in_decoded_frames(card_cache, round_log, tmp_path):
+    out = tmp_path / "ink.mp4"
+    render_video(round_log, out, _settings(size=(1280, 720), camera=Camera(tilt_deg=6)))
+    frames = _read(out)
+    labels = [json.loads(x) for x in out.with_suffix(".labels.jsonl").read_text().splitlines()]
+    checked = 0
+    for lab in labels[1::20]:
+        img = frames[lab["frame"]].astype(np.float32)
+        for card in lab["cards"]:
+            paper = _paper(card["deck"], card["card"])
+            for ix in card["indices"]:
+                x1, y1, x2, y2 = ix["box"]
+                if ix["visible"] < 0.95 or y2 - y1 < 10:
+                    continue
+                crop = img[int(math.ceil(y1)):int(y2), int(math.ceil(x1)):int(x2)]
+                mask = np.zeros(crop.shape[:2], np.uint8)
+                quad = np.array(ix["quad"]) - [math.ceil(x1), math.ceil(y1)]
+                cv2.fillConvexPoly(mask, np.round(quad).astype(np.int32), 1)
+                diff = np.abs(crop[mask.astype(bool)] - paper).sum(axis=1)
+                assert (diff > 90).mean() > 0.08, (lab["frame"], card["card"], card["place"])
+                checked += 1
+    assert checked >= 20
+
+
+@NEEDS_ARTWORK
+def test_cards_under_a_hand_lose_visibility_and_moving_cards_have_no_place(
+        card_cache, round_log):
+    renderer = RoundRenderer(round_log, _settings(max_seconds=8.0))
+    covered = moving = 0
+    for _frame, _t, _img, labels in renderer.frames():
+        still = {(c["owner"], c["card"], c["place"]): c for c in renderer.static_labels}
+        for c in labels["cards"]:
+            if c["place"] is None:
+                moving += 1
+                continue
+            before = still.get((c["owner"], c["card"], c["place"]))
+            assert before is not None
+            assert c["visible"] <= before["visible"] + 1e-6
+            if c["visible"] < before["visible"] - 0.05:
+                covered += 1
+        for c in labels["cards"]:
+            assert 0 < c["visible"] <= 1
+    assert covered > 0 and moving > 0
+
+
+@NEEDS_ARTWORK
+def test_same_seed_same_frames(card_cache, round_log):
+    a = RoundRenderer(round_log, _settings(max_seconds=1.0, lighting=None))
+    b = RoundRenderer(round_log, _settings(max_seconds=1.0, lighting=None))
+    for (_, _, ia, la), (_, _, ib, lb) in zip(a.frames(), b.frames(), strict=True):
+        assert np.array_equal(ia, ib) and la == lb
+
+
+@NEEDS_ARTWORK
+def test_bad_input_fails_before_any_frame(card_cache, round_log, tmp_path):
+    lines = round_log.read_text().splitlines()
+    truncated = tmp_path / "cut.jsonl"
+    truncated.write_text("\n".join(lines[:40]) + "\n")
+    out = tmp_path / "x.mp4"
+    with pytest.raises(RenderError, match="fails `nertz check`.*line 40"):
+        render_video(truncated, out, _settings())
+    with pytest.raises(RenderError, match="unknown deck 'no-such-deck'"):
+        _settings(decks=("no-such-deck", FAST_DECKS[0], FAST_DECKS[1]))
+    with pytest.raises(RenderError, match="2 decks for 3 seats"):
+        RoundRenderer(round_log, _settings(decks=FAST_DECKS))
+    with pytest.raises(CameraError, match="tilt_deg"):
+        Camera.parse("tilt_deg=75")
+    with pytest.raises(RenderError, match="fps"):
+        _settings(fps=0)
+    assert not out.exists() and not out.with_suffix(".labels.jsonl").exists()
