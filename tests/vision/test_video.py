@@ -139,3 +139,21 @@ def test_bad_input_fails_before_any_frame(card_cache, round_log, tmp_path):
     with pytest.raises(RenderError, match="fps"):
         _settings(fps=0)
     assert not out.exists() and not out.with_suffix(".labels.jsonl").exists()
+
+
+@NEEDS_ARTWORK
+def test_incremental_still_layer_equals_a_full_redraw(card_cache, round_log):
+    renderer = RoundRenderer(round_log, _settings(max_seconds=9.0))
+    checked = 0
+    for frame, _t, _img, _labels in renderer.frames():
+        if frame % 45 != 44:
+            continue
+        image, labels = renderer.static.copy(), list(renderer.static_labels)
+        flying = {key for key, i in renderer._card_ids.items()
+                  if i not in renderer.static_cards}
+        renderer.static, renderer.static_cards, renderer.static_by_index = None, {}, {}
+        renderer._redraw_static(flying)
+        assert np.array_equal(image, renderer.static)
+        assert labels == renderer.static_labels
+        checked += 1
+    assert checked >= 5

@@ -323,6 +323,15 @@ class Painter:
         self.decks, self.backs = decks, backs
         self.min_index_visible = min_index_visible
 
+    def roi(self, p: Placed) -> tuple[int, int, int, int] | None:
+        """The pixel box a card is drawn into, or None when it is out of the frame."""
+        corners = project(self.hom, p.corners_mm())
+        x0 = max(0, int(math.floor(corners[:, 0].min())) - 1)
+        y0 = max(0, int(math.floor(corners[:, 1].min())) - 1)
+        x1 = min(self.width, int(math.ceil(corners[:, 0].max())) + 2)
+        y1 = min(self.height, int(math.ceil(corners[:, 1].max())) + 2)
+        return None if x1 <= x0 or y1 <= y0 else (x0, y0, x1, y1)
+
     def card(self, image: np.ndarray, ids: np.ndarray | None, p: Placed, idx: int
              ) -> tuple[int, int, int, int] | None:
         """Warp one card into ``image`` (and its id into ``ids``); returns its pixel box."""
@@ -335,12 +344,10 @@ class Painter:
         else:
             art = back_art(self.backs[p.owner], self.decks[p.owner], tier)
         ah, aw = art.shape[:2]
-        x0 = max(0, int(math.floor(corners[:, 0].min())) - 1)
-        y0 = max(0, int(math.floor(corners[:, 1].min())) - 1)
-        x1 = min(self.width, int(math.ceil(corners[:, 0].max())) + 2)
-        y1 = min(self.height, int(math.ceil(corners[:, 1].max())) + 2)
-        if x1 <= x0 or y1 <= y0:
+        box = self.roi(p)
+        if box is None:
             return None
+        x0, y0, x1, y1 = box
         shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1.0]])
         warped = cv2.warpPerspective(art, shift @ self.hom @ card_to_table(aw, ah, p),
                                      (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,

@@ -278,28 +278,60 @@ class RoundRenderer:
         self.handed = [rng.choice((-1.0, 1.0, 1.0)) for _ in range(seats)]
         self.static: np.ndarray | None = None
         self.static_ids: np.ndarray | None = None
-        self.static_cards: list[Placed] = []
+        self.static_cards: dict[int, Placed] = {}  # drawing id -> pose
+        self.static_rois: dict[int, tuple[int, int, int, int]] = {}
+        self.static_totals: dict[int, float] = {}
+        self.static_by_index: dict[int, dict[str, Any]] = {}
         self.static_labels: list[dict[str, Any]] = []
+        self._card_ids: dict[tuple[int, str], int] = {}
 
     # --- still layer -------------------------------------------------------------------
+    def _drawing_id(self, p: Placed) -> int:
+        return self._card_ids.setdefault((p.owner, p.card), len(self._card_ids))
+
     def _redraw_static(self, flying: set[tuple[int, str]]) -> None:
-        placed = [p for p in self.layout.all(self.table) if (p.owner, p.card) not in flying]
-        placed.sort(key=z_order)
-        image = self.background.copy()
-        ids = np.full(image.shape[:2], -1, np.int32)
-        rois = [self.painter.card(image, ids, p, i) for i, p in enumerate(placed)]
-        self.static, self.static_ids, self.static_cards = image, ids, placed
-        self.static_rois = rois
-        self.static_totals = [self.painter.area(p) for p in placed]
-        self.static_by_index: dict[int, dict[str, Any]] = {}
-        for i, (p, roi) in enumerate(zip(placed, rois, strict=True)):
-            if roi is not None:
-                label = self.painter.label(p, i, ids, roi, self.static_totals[i])
+        """Bring the still layer to the table's state, redrawing only where cards changed
+        (and every card that overlaps a redrawn one, so stacking stays right)."""
+        placed = sorted((p for p in self.layout.all(self.table)
+                         if (p.owner, p.card) not in flying), key=z_order)
+        new = {self._drawing_id(p): p for p in placed}
+        if self.static is None:
+            self.static = self.background.copy()
+            self.static_ids = np.full(self.static.shape[:2], -1, np.int32)
+        old = self.static_cards
+        redraw = {i for i, p in new.items() if old.get(i) != p}
+        dirty = [self.static_rois[i] for i in old if i not in new or i in redraw
+                 if i in self.static_rois]
+        rois = {i: self.painter.roi(p) for i, p in new.items()}
+        dirty += [rois[i] for i in redraw if rois[i] is not None]
+        grown = True
+        while grown:  # everything touching a dirty rectangle is redrawn too
+            grown = False
+            for i, roi in rois.items():
+                if i not in redraw and roi is not None and any(_overlap(roi, d) for d in dirty):
+                    redraw.add(i)
+                    dirty.append(roi)
+                    grown = True
+        image, ids = self.static, self.static_ids
+        for x0, y0, x1, y1 in dirty:
+            image[y0:y1, x0:x1] = self.background[y0:y1, x0:x1]
+            ids[y0:y1, x0:x1] = -1
+        for i, p in new.items():  # in z-order
+            if i in redraw:
+                self.painter.card(image, ids, p, i)
+        for i in list(self.static_by_index):
+            if i not in new or i in redraw:
+                del self.static_by_index[i]
+        for i in redraw:
+            self.static_totals[i] = self.painter.area(new[i])
+            if rois[i] is not None:
+                label = self.painter.label(new[i], i, ids, rois[i], self.static_totals[i])
                 if label is not None:
                     self.static_by_index[i] = label
-        self.static_labels = list(self.static_by_index.values())
+        self.static_cards = new
+        self.static_rois = {i: r for i, r in rois.items() if r is not None}
+        self.static_labels = [self.static_by_index[i] for i in new if i in self.static_by_index]
 
-    # --- frames ------------------------------------------------------------------------
     def camera_side(self, image: np.ndarray, t_ms: float) -> np.ndarray:
         """Lens distortion, light and sensor noise of the webcam."""
         if self.maps is not None:
@@ -451,6 +483,10 @@ class RoundRenderer:
                 if label is not None:
                     out.append({**label, "place": None})
         return out
+
+
+def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 def _round_events(path: str | Path, round_no: int) -> list[tuple[int, dict[str, Any]]]:
