@@ -157,3 +157,20 @@ def test_incremental_still_layer_equals_a_full_redraw(card_cache, round_log):
         assert labels == renderer.static_labels
         checked += 1
     assert checked >= 5
+
+
+@NEEDS_ARTWORK
+@pytest.mark.parametrize("preset, seats, seed", [("nertz", 2, 5), ("turn-based", 2, 2),
+                                                 ("klondike-draw", 3, 7)])
+def test_a_whole_round_renders_to_the_logged_end(card_cache, tmp_path, preset, seats, seed):
+    """Every action of the log (recycles, rotations, passes, retracts…) happens on screen:
+    after the last frame the table is the one the log ends with."""
+    events = simulate_round(seats, HouseRules.preset(preset), seed=seed, mistakes=0.1)
+    log = tmp_path / "round.jsonl"
+    write_log(events, log)
+    renderer = RoundRenderer(log, VideoSettings(size=(320, 180), fps=2, seed=seed,
+                                                decks=(FAST_DECKS * 2)[:seats],
+                                                backs=BACKS[:seats]))
+    frames = sum(1 for _ in renderer.frames())
+    assert frames == math.ceil((events[-1]["t_ms"] + 1000) / 500)
+    assert renderer.table.score().scores == events[-1]["scores"]

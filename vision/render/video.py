@@ -139,21 +139,26 @@ def _lerp_pose(a: Placed, b: Placed, u: float, lifted: bool) -> Placed:
 
 def build_motions(events: list[dict[str, Any]], table: Table, layout: StableLayout
                   ) -> list[Motion]:
-    """Pair every action of the log with the poses its cards move between."""
+    """One motion per action of the log, in log order, with the poses its cards move
+    between (none for a call or a pass: they change the state without moving a card)."""
     motions: list[Motion] = []
     busy_until = [0.0] * table.seats
     for event in events:
-        if event["type"] not in ("move", "retract", "draw", "recycle", "rotate"):
-            if event["type"] in ("call", "set_aside", "pass"):
-                table.push(action_from_event(event), event["t_ms"])
+        if event["type"] not in ("move", "retract", "draw", "recycle", "rotate", "call",
+                                 "set_aside", "pass"):
             continue
         action = action_from_event(event)
         t = float(event["t_ms"])
-        seat = action.seat
+        seat = getattr(action, "seat", 0)
+        if not isinstance(action, Move | Retract | Draw | Recycle | Rotate):
+            table.push(action, int(t))
+            motions.append(Motion(seat, action, event, t, t, t, []))
+            continue
+
         def poses(t: Table = table, k: int = seat) -> list[Placed]:
             return layout.seat(t, k) + layout.lake(t)
 
-        before = {(p.owner, p.card, p.place): p for p in poses()}
+        before = {(p.owner, p.card): p for p in poses()}
         moved: list[tuple[int, str]] = []
         flip = False
         if isinstance(action, Move | Retract):
@@ -163,25 +168,34 @@ def build_motions(events: list[dict[str, Any]], table: Table, layout: StableLayo
             owner_cards = pile[-n:] if src.startswith("seat") else [
                 next(c for c in reversed(pile) if c.code == action.card)]
             moved = [(c.owner, c.code) for c in owner_cards]
+            dst_place = action.dst
         elif isinstance(action, Draw):
             stock = table.layouts[seat].stock
             moved = [(c.owner, c.code) for c in stock[:table.rules.draw]]
-            flip = True
+            flip, dst_place = True, f"seat{seat}:waste"
         elif isinstance(action, Recycle):
             moved = [(c.owner, c.code) for c in table.layouts[seat].waste[-4:]]
-        elif isinstance(action, Rotate):
+            dst_place = f"seat{seat}:stock"
+        else:
             moved = [(c.owner, c.code) for c in table.layouts[seat].stock[:1]]
+            dst_place = f"seat{seat}:stock"
         table.push(action, int(t))
-        after = {(p.owner, p.card): p for p in poses()}
+        after_list = poses()
+        after = {(p.owner, p.card): p for p in after_list}
+        pile_top = next((p for p in reversed(after_list) if p.place == dst_place), None)
         pairs = []
-        for owner, code in moved:
-            src_pose = next((p for (o, c, _pl), p in before.items() if o == owner and c == code),
-                            None)
-            dst_pose = after.get((owner, code))
-            if src_pose is None or dst_pose is None:
+        for key in moved:
+            src_pose, dst_pose = before.get(key), after.get(key)
+            if src_pose is None:
                 continue
+            if dst_pose is None:  # it ends inside a pile where it is not drawn
+                if pile_top is None:
+                    continue
+                dst_pose = replace(pile_top, card=src_pose.card, owner=src_pose.owner,
+                                   face_up=False)
             pairs.append((src_pose, dst_pose))
         if not pairs:
+            motions.append(Motion(seat, action, event, t, t, t, []))
             continue
         dist = max(math.dist(a.center, b.center) for a, b in pairs)
         travel = min(800.0, max(220.0, dist / SPEED_MM_PER_MS))
@@ -388,6 +402,8 @@ class RoundRenderer:
         moving: list[tuple[Placed, int]] = []
         hands_mm: list[tuple[int, np.ndarray]] = []
         for m in active:
+            if not m.cards:
+                continue
             if t < m.lift:  # reaching for the card
                 u = (t - m.reach_from) / max(1.0, m.lift - m.reach_from)
                 start = self.layout.rest_point(m.seat)
@@ -403,6 +419,8 @@ class RoundRenderer:
             hands_mm.append((m.seat, np.array(_lerp_pose(m.cards[0][0], m.cards[0][1], u,
                                                           True).center)))
         for m in recent:
+            if not m.cards:
+                continue
             u = (t - m.land) / RETURN_MS
             start = np.array(m.cards[0][1].center)
             rest = self.layout.rest_point(m.seat)
