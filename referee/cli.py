@@ -201,6 +201,8 @@ def render(
                                         "table (no log needed)")] = False,
     players: Annotated[int, typer.Option(help="--still: number of seats")] = 4,
     count: Annotated[int, typer.Option(help="--still: number of scenes")] = 1,
+    markers: Annotated[bool, typer.Option("--markers", help="print four ArUco markers at "
+                                          "the table's corners")] = False,
 ) -> None:
     """Render a simulated round as an overhead webcam video with exact per-frame labels
     (``<out>.labels.jsonl``), or with --still single scenes (``<out>.labels.json``)."""
@@ -218,13 +220,13 @@ def render(
         cam = Camera.parse(camera, width=w, height=h) if camera else None
         if still:
             _render_stills(out_path, players, count, seed, (w, h), split, deck_list,
-                           back_list, cam)
+                           back_list, cam, markers)
             return
         if log is None:
             raise _fail("give an event log to render, or --still for a still scene")
         settings = VideoSettings(fps=fps, size=(w, h), seed=seed, camera=cam, split=split,
                                  decks=deck_list, backs=back_list, round_no=round_no,
-                                 max_seconds=seconds)
+                                 max_seconds=seconds, markers=markers)
         renderer = RoundRenderer(log, settings)
         with Progress(TextColumn("rendering"), BarColumn(), TextColumn("{task.completed} "
                       "frames"), TimeRemainingColumn(), console=err) as bar:
@@ -241,7 +243,7 @@ def render(
 
 def _render_stills(out_path: Path, players: int, count: int, seed: int, size: tuple[int, int],
                    split: str, decks: tuple[str, ...] | None, backs: tuple[str, ...] | None,
-                   cam: object | None) -> None:
+                   cam: object | None, markers: bool) -> None:
     import cv2
 
     from vision.render.scene import random_table, render_still
@@ -254,7 +256,7 @@ def _render_stills(out_path: Path, players: int, count: int, seed: int, size: tu
     for i in range(count):
         s = seed + i
         scene = render_still(random_table(players, s), s, size=size, split=split,
-                             decks=decks, backs=backs, camera=cam)
+                             decks=decks, backs=backs, camera=cam, markers=markers)
         path = out_path if count == 1 else out_path.with_name(
             f"{out_path.stem}-{i:04d}{out_path.suffix or '.png'}")
         if not cv2.imwrite(str(path), scene.image):

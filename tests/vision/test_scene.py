@@ -208,3 +208,19 @@ def test_bad_settings_fail_before_drawing(card_cache):
         render_still(table, decks=["nope", "kde-standard"])
     with pytest.raises(SceneError, match="jokers"):
         render_still(Table.deal(2, HouseRules(jokers=True), seed=1))
+
+
+@NEEDS_ARTWORK
+@pytest.mark.parametrize("seed, camera", [(3, None), (4, Camera(tilt_deg=18, yaw_deg=35,
+                                                                  k1=-0.12))])
+def test_aruco_markers_are_found_where_labelled(card_cache, seed, camera):
+    scene = _render(4, seed, size=(1600, 900), camera=camera, markers=True)
+    detector = cv2.aruco.ArucoDetector(
+        cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), cv2.aruco.DetectorParameters())
+    corners, ids, _ = detector.detectMarkers(scene.image)
+    assert ids is not None and sorted(ids.ravel().tolist()) == [0, 1, 2, 3]
+    found = {int(i): c[0] for i, c in zip(ids.ravel(), corners, strict=True)}
+    for m in scene.labels()["markers"]:
+        assert np.abs(np.array(m["corners"]) - found[m["id"]]).max() < 2.5
+    plain = _render(4, seed, size=(1600, 900), camera=camera)
+    assert detector.detectMarkers(plain.image)[1] is None and plain.markers == []

@@ -287,9 +287,56 @@ def stable_layout(table: Table, lake_piles: int, seat_decks: list[str], rng: ran
     return build_layout(table, lake_piles, extent, rng, shape, seed, jitter)
 
 
+MARKER_MM = 70.0  # side of a printed ArUco marker, its white margin included
+MARKER_DICT = cv2.aruco.DICT_4X4_50
+
+
+def marker_places(geo: TableShape) -> list[tuple[int, np.ndarray]]:
+    """(id, 4×2 table-mm corners: top-left, top-right, bottom-right, bottom-left of the
+    printed code) of the four ArUco markers at the table's corners (ids 0–3 clockwise from
+    the top left; on a round table at the rim, on the diagonals)."""
+    half = MARKER_MM / 2
+    inset = MARKER_MM * 0.75
+    if geo.shape == "round":
+        r = geo.width_mm / 2 / math.sqrt(2) - inset
+        centres = [(-r, -r), (r, -r), (r, r), (-r, r)]
+    else:
+        w, d = geo.width_mm / 2 - inset, geo.depth_mm / 2 - inset
+        centres = [(-w, -d), (w, -d), (w, d), (-w, d)]
+    code = half * 0.75  # the black code inside the white margin
+    out = []
+    for i, (cx, cy) in enumerate(centres):
+        out.append((i, np.array([[cx - code, cy - code], [cx + code, cy - code],
+                                 [cx + code, cy + code], [cx - code, cy + code]])))
+    return out
+
+
+def draw_markers(image: np.ndarray, hom: np.ndarray, geo: TableShape) -> None:
+    """Print the four ArUco markers onto the table (white margin, then the code)."""
+    dictionary = cv2.aruco.getPredefinedDictionary(MARKER_DICT)
+    h, w = image.shape[:2]
+    for marker_id, quad in marker_places(geo):
+        centre = quad.mean(axis=0)
+        paper = (quad - centre) * (MARKER_MM / 2) / (np.abs(quad - centre).max()) + centre
+        cv2.fillConvexPoly(image, np.round(project(hom, paper) * 16).astype(np.int32),
+                           (245, 245, 245), cv2.LINE_AA, shift=4)
+        code = cv2.aruco.generateImageMarker(dictionary, marker_id, 120)
+        # 120 px map to the code's quad (the code already has a one-cell black border)
+        src = np.float32([[0, 0], [120, 0], [120, 120], [0, 120]])
+        m = cv2.getPerspectiveTransform(src, project(hom, quad).astype(np.float32))
+        warped = cv2.warpPerspective(cv2.cvtColor(code, cv2.COLOR_GRAY2BGR), m, (w, h),
+                                     flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                                     borderValue=(0, 0, 0))
+        mask = cv2.warpPerspective(np.full((120, 120), 255, np.uint8), m, (w, h),
+                                   flags=cv2.INTER_LINEAR) > 127
+        image[mask] = warped[mask]
+
+
 def table_background(geo: TableShape, hom: np.ndarray, size: tuple[int, int], texture: str,
-                     rng: random.Random, nrng: np.random.Generator) -> np.ndarray:
-    """The floor and the textured table top seen through the camera (undistorted)."""
+                     rng: random.Random, nrng: np.random.Generator,
+                     markers: bool = False) -> np.ndarray:
+    """The floor and the textured table top seen through the camera (undistorted), with
+    ArUco markers at the table's corners when ``markers``."""
     width, height = size
     floor = np.array(rng.choice([[40, 45, 50], [70, 80, 90], [30, 30, 30], [90, 100, 80]]),
                      np.float32)
@@ -306,7 +353,17 @@ def table_background(geo: TableShape, hom: np.ndarray, size: tuple[int, int], te
     outline = project(hom, geo.outline(128)).astype(np.float32)
     cv2.fillPoly(mask, [np.round(outline * 16).astype(np.int32)], 255, cv2.LINE_AA, shift=4)
     a = (mask.astype(np.float32) / 255)[..., None]
-    return (top * a + image * (1 - a)).astype(np.uint8)
+    image = (top * a + image * (1 - a)).astype(np.uint8)
+    if markers:
+        draw_markers(image, hom, geo)
+    return image
+
+
+def marker_labels(geo: TableShape, camera: Camera) -> list[dict[str, Any]]:
+    """Each marker's id and its code's corners in image pixels (as ``cv2.aruco`` reports
+    them: top-left, top-right, bottom-right, bottom-left)."""
+    return [{"id": i, "corners": np.round(camera.project(quad), 2).tolist()}
+            for i, quad in marker_places(geo)]
 
 
 # --- drawing and labelling ---------------------------------------------------------------
@@ -332,9 +389,10 @@ class Painter:
         y1 = min(self.height, int(math.ceil(corners[:, 1].max())) + 2)
         return None if x1 <= x0 or y1 <= y0 else (x0, y0, x1, y1)
 
-    def card(self, image: np.ndarray, ids: np.ndarray | None, p: Placed, idx: int
-             ) -> tuple[int, int, int, int] | None:
-        """Warp one card into ``image`` (and its id into ``ids``); returns its pixel box."""
+    def card(self, image: np.ndarray, ids: np.ndarray | None, p: Placed, idx: int,
+             origin: tuple[int, int] = (0, 0)) -> tuple[int, int, int, int] | None:
+        """Warp one card into ``image`` (and its id into ``ids``); returns its pixel box.
+        ``image`` may be a window of the frame whose top-left pixel is ``origin``."""
         corners = project(self.hom, p.corners_mm())
         px_h = max(np.linalg.norm(corners[3] - corners[0]),
                    np.linalg.norm(corners[2] - corners[1]))
@@ -347,16 +405,20 @@ class Painter:
         box = self.roi(p)
         if box is None:
             return None
-        x0, y0, x1, y1 = box
+        ox, oy = origin
+        x0, y0 = max(box[0], ox), max(box[1], oy)
+        x1, y1 = min(box[2], ox + image.shape[1]), min(box[3], oy + image.shape[0])
+        if x1 <= x0 or y1 <= y0:
+            return None
         shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1.0]])
         warped = cv2.warpPerspective(art, shift @ self.hom @ card_to_table(aw, ah, p),
                                      (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
                                      borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
         alpha = warped[..., 3:4].astype(np.float32) / 255
-        roi = image[y0:y1, x0:x1]
+        roi = image[y0 - oy:y1 - oy, x0 - ox:x1 - ox]
         roi[:] = (warped[..., :3] * alpha + roi * (1 - alpha) + 0.5).astype(np.uint8)
         if ids is not None:
-            ids[y0:y1, x0:x1][warped[..., 3] >= 128] = idx
+            ids[y0 - oy:y1 - oy, x0 - ox:x1 - ox][warped[..., 3] >= 128] = idx
         return x0, y0, x1, y1
 
     def poly(self, pts_mm: np.ndarray) -> np.ndarray:
@@ -418,6 +480,7 @@ class Scene:
     seed: int
     id_map: np.ndarray = field(repr=False)  # undistorted: per pixel an index into ``drawn``
     drawn: list[Placed] = field(repr=False, default_factory=list)
+    markers: list[dict[str, Any]] = field(default_factory=list)
 
     def labels(self) -> dict[str, Any]:
         """JSON-ready labels of the frame."""
@@ -430,7 +493,7 @@ class Scene:
                       "depth_mm": self.table.depth_mm, "texture": self.texture,
                       "seats": [{"seat": s.index, "origin_mm": list(s.origin_mm),
                                  "angle_deg": s.angle_deg} for s in self.table.seats]},
-            "decks": self.seat_decks, "backs": self.seat_backs,
+            "decks": self.seat_decks, "backs": self.seat_backs, "markers": self.markers,
             "cards": self.cards,
         }
 
@@ -439,7 +502,8 @@ def render_still(table: Table, seed: int = 0, *, size: tuple[int, int] = (1280, 
                  decks: Sequence[str] | None = None, backs: Sequence[str] | None = None,
                  split: str | None = "train", shape: str | None = None,
                  texture: str | None = None, camera: Camera | None = None,
-                 min_index_visible: float = 0.6, jitter: float = 1.0) -> Scene:
+                 min_index_visible: float = 0.6, jitter: float = 1.0,
+                 markers: bool = False) -> Scene:
     """Render a still overhead image of a table state, with exact labels.
 
     ``decks`` gives each seat's face design (default: from ``split``; a seat with a deck's
@@ -447,7 +511,8 @@ def render_still(table: Table, seed: int = 0, *, size: tuple[int, int] = (1280, 
     :func:`backs.assign_backs`). A ``camera`` that is not placed (``height_mm`` None) is
     fitted to the table; its lens distortion applies to the image and the labels.
     ``jitter`` scales how untidily cards lie on their piles (0: exactly aligned). An index
-    counts as visible when at least ``min_index_visible`` of its box shows.
+    counts as visible when at least ``min_index_visible`` of its box shows. ``markers``
+    prints four ArUco markers at the table's corners (labelled in ``Scene.markers``).
     Everything random follows ``seed``: the same table, seed and settings give the same
     image.
     """
@@ -469,7 +534,7 @@ def render_still(table: Table, seed: int = 0, *, size: tuple[int, int] = (1280, 
         cam = cam.fit(layout.geo.outline(), margin=rng.uniform(0.0, 0.05))
     hom = cam.homography()
     tex_kind = texture or rng.choice(TEXTURES)
-    image = table_background(layout.geo, hom, size, tex_kind, rng, nrng)
+    image = table_background(layout.geo, hom, size, tex_kind, rng, nrng, markers)
     painter = Painter(hom, cam, seat_decks, seat_backs, min_index_visible)
     drawn = sorted(placed, key=z_order)
     id_map = np.full(image.shape[:2], -1, np.int32)
@@ -485,7 +550,7 @@ def render_still(table: Table, seed: int = 0, *, size: tuple[int, int] = (1280, 
         image = cv2.remap(image, maps[0], maps[1], cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_REPLICATE)
     return Scene(image, labels, hom, cam, layout.geo, seat_decks, seat_backs, tex_kind, seed,
-                 id_map, drawn)
+                 id_map, drawn, marker_labels(layout.geo, cam) if markers else [])
 
 
 def random_table(seats: int, seed: int = 0, steps: int | None = None,

@@ -41,6 +41,7 @@ from .scene import (
     TEXTURES,
     Painter,
     choose_designs,
+    marker_labels,
     project,
     stable_layout,
     table_background,
@@ -78,6 +79,7 @@ class VideoSettings:
     start_s: float = 0.0
     max_seconds: float | None = None
     labels_every: int = 1
+    markers: bool = False  # four ArUco markers at the table's corners
 
     def __post_init__(self) -> None:
         if not 1 <= self.fps <= 120:
@@ -286,7 +288,7 @@ class RoundRenderer:
         self.maps = cam.distortion_maps()
         self.texture = settings.texture or rng.choice(TEXTURES)
         self.background = table_background(self.layout.geo, self.hom, (w, h), self.texture,
-                                           rng, nrng)
+                                           rng, nrng, settings.markers)
         self.skins = [rng.choice(SKIN_TONES) for _ in range(seats)]
         self.sleeves = [rng.choice(SLEEVES) for _ in range(seats)]
         self.handed = [rng.choice((-1.0, 1.0, 1.0)) for _ in range(seats)]
@@ -399,7 +401,7 @@ class RoundRenderer:
             return self.static.copy(), labels
         image = self.static.copy()
         occluder = np.zeros(image.shape[:2], np.uint8)
-        moving: list[tuple[Placed, int]] = []
+        moving: list[tuple[Placed, np.ndarray]] = []  # pose, mm moved while the shutter is open
         hands_mm: list[tuple[int, np.ndarray]] = []
         for m in active:
             if not m.cards:
@@ -410,12 +412,15 @@ class RoundRenderer:
                 target = np.array(m.cards[0][0].center)
                 hands_mm.append((m.seat, start + (target - start) * _ease(u)))
                 continue
-            u = (t - m.lift) / max(1.0, m.land - m.lift)
+            span = max(1.0, m.land - m.lift)
+            u = (t - m.lift) / span
+            u_before = u - 1000.0 / self.settings.fps / 2 / span  # a half-frame shutter
             for src, dst in m.cards:
                 pose = _lerp_pose(src, dst, u, lifted=True)
+                before = _lerp_pose(src, dst, u_before, lifted=True)
                 if m.flip:
                     pose = replace(pose, face_up=u > 0.85)
-                moving.append((pose, len(moving)))
+                moving.append((pose, np.subtract(pose.center, before.center)))
             hands_mm.append((m.seat, np.array(_lerp_pose(m.cards[0][0], m.cards[0][1], u,
                                                           True).center)))
         for m in recent:
@@ -446,8 +451,8 @@ class RoundRenderer:
             soft = cv2.blur(shadow[y0:y1, x0:x1], (15, 15))
             keep = cv2.merge([255 - (soft * 0.38).astype(np.uint8)] * 3)
             image[y0:y1, x0:x1] = cv2.multiply(image[y0:y1, x0:x1], keep, scale=1 / 255)
-        for pose, _i in moving:  # a motion-blurred card: faint copies along its path
-            self.painter.card(image, None, pose, -1)
+        for pose, velocity in moving:
+            self._blurred_card(image, pose, velocity)
             cv2.fillPoly(occluder, [self.painter.poly(pose.corners_mm())], 255, cv2.LINE_8,
                          shift=4)
         hand_labels = []
@@ -469,8 +474,40 @@ class RoundRenderer:
         return image, {"cards": self._occluded_labels(occluder, hands_mask, moving),
                        "hands": hand_labels}
 
+    def _blurred_card(self, image: np.ndarray, pose: Placed, motion_mm: np.ndarray) -> None:
+        """Draw a moving card smeared along its motion during the exposure."""
+        roi = self.painter.roi(pose)
+        if roi is None:
+            return
+        x0, y0, x1, y1 = roi
+        a, b = project(self.hom, np.array([pose.center, np.add(pose.center, motion_mm)]))
+        length = float(np.linalg.norm(b - a))
+        if length < 1.5:
+            self.painter.card(image, None, pose, -1)
+            return
+        pad = int(math.ceil(length)) + 1
+        bx0, by0 = max(0, x0 - pad), max(0, y0 - pad)
+        bx1, by1 = min(image.shape[1], x1 + pad), min(image.shape[0], y1 + pad)
+        layer = np.zeros((by1 - by0, bx1 - bx0, 3), np.uint8)
+        alpha = np.zeros((by1 - by0, bx1 - bx0), np.uint8)
+        ids = np.full(alpha.shape, -1, np.int32)
+        self.painter.card(layer, ids, pose, 0, origin=(bx0, by0))
+        alpha[ids == 0] = 255
+        k = int(round(length)) | 1
+        kernel = np.zeros((k, k), np.float32)
+        kernel[k // 2, :] = 1.0 / k
+        angle = math.degrees(math.atan2(b[1] - a[1], b[0] - a[0]))
+        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), -angle, 1.0)
+        kernel = cv2.warpAffine(kernel, rot, (k, k))
+        kernel /= max(kernel.sum(), 1e-6)
+        layer = cv2.filter2D(layer, -1, kernel)
+        soft = cv2.filter2D(alpha, -1, kernel).astype(np.float32)[..., None] / 255
+        # the layer was premultiplied by the card's own alpha (black outside)
+        region = image[by0:by1, bx0:bx1]
+        region[:] = np.clip(layer + region * (1 - soft), 0, 255).astype(np.uint8)
+
     def _occluded_labels(self, occluder: np.ndarray, hands: np.ndarray,
-                         moving: list[tuple[Placed, int]]) -> list[dict[str, Any]]:
+                         moving: list[tuple[Placed, np.ndarray]]) -> list[dict[str, Any]]:
         """Still-layer labels with the parts under hands and moving cards taken away, plus
         the moving cards (``place`` None)."""
         ids = self.static_ids
@@ -544,7 +581,8 @@ def render_video(log_path: str | Path, out_path: str | Path, settings: VideoSett
                         "seats": [{"seat": s.index, "origin_mm": list(s.origin_mm),
                                    "angle_deg": s.angle_deg}
                                   for s in renderer.layout.geo.seats]},
-              "decks": renderer.decks, "backs": renderer.backs, "texture": renderer.texture}
+              "decks": renderer.decks, "backs": renderer.backs, "texture": renderer.texture,
+              "markers": marker_labels(renderer.layout.geo, cam) if settings.markers else []}
     seconds = (renderer.end_ms + 1000) / 1000 - settings.start_s
     if settings.max_seconds is not None:
         seconds = min(seconds, settings.max_seconds)
