@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import math
+
+import cv2
+import numpy as np
 import pytest
 
 from vision.render import decks
@@ -23,3 +27,19 @@ def card_cache(tmp_path_factory: pytest.TempPathFactory):
     mp.setenv("NERTZ_CACHE", str(path))
     yield path
     mp.undo()
+
+
+def paper_colour(deck: str, code: str) -> np.ndarray:
+    """The card's paper colour (BGR) as its artwork shows it."""
+    return decks._background(decks.render_card(deck, code, 256))
+
+
+def index_ink(image: np.ndarray, card: dict, index: dict) -> tuple[float, float]:
+    """(share of ink, share of paper) inside a labelled index quad of a frame."""
+    x1, y1, x2, y2 = index["box"]
+    crop = image[int(math.ceil(y1)):int(y2), int(math.ceil(x1)):int(x2)].astype(np.float32)
+    mask = np.zeros(crop.shape[:2], np.uint8)
+    quad = np.array(index["quad"]) - [math.ceil(x1), math.ceil(y1)]
+    cv2.fillConvexPoly(mask, np.round(quad).astype(np.int32), 1)
+    diff = np.abs(crop[mask.astype(bool)] - paper_colour(card["deck"], card["card"])).sum(axis=1)
+    return float((diff > 90).mean()), float((diff < 40).mean())

@@ -14,7 +14,7 @@ from vision.render import decks
 from vision.render.camera import Camera, CameraError
 from vision.render.scene import SceneError, project, random_table, render_still
 
-from .conftest import FAST_DECKS, NEEDS_ARTWORK
+from .conftest import FAST_DECKS, NEEDS_ARTWORK, index_ink
 
 BACKS = ["stripes:1f4e9a:f4f4f4:45:40", "diamonds:c8102e:f4f4f4:60",
          "solid:0b6e4f", "ring:14213d:d4af37"]
@@ -72,30 +72,18 @@ def test_same_seed_same_image_and_labels(card_cache):
     assert not np.array_equal(a.image, c.image)
 
 
-def _paper(deck: str, code: str) -> np.ndarray:
-    return decks._background(decks.render_card(deck, code, 256))
-
-
 def _check_index_ink(scene) -> int:
     """Every labelled, fully visible index box holds the index's ink and some paper."""
     checked = 0
-    img = scene.image.astype(np.float32)
     for card in scene.cards:
         if not card["face_up"]:
             assert card["indices"] == []
             continue
-        paper = _paper(card["deck"], card["card"])
         for ix in card["indices"]:
             x1, y1, x2, y2 = ix["box"]
             if ix["visible"] < 0.95 or y2 - y1 < 10:
                 continue
-            crop = img[int(math.ceil(y1)):int(y2), int(math.ceil(x1)):int(x2)]
-            mask = np.zeros(crop.shape[:2], np.uint8)
-            quad = np.array(ix["quad"]) - [math.ceil(x1), math.ceil(y1)]
-            cv2.fillConvexPoly(mask, np.round(quad).astype(np.int32), 1)
-            inside = crop[mask.astype(bool)]
-            diff = np.abs(inside - paper).sum(axis=1)
-            ink, blank = (diff > 90).mean(), (diff < 40).mean()
+            ink, blank = index_ink(scene.image, card, ix)
             where = f"{card['card']} {card['place']} {ix['corner']}"
             assert ink > 0.08, f"no ink in the index box of {where}: {ink:.2f}"
             assert blank > 0.1, f"index box of {where} is not on the card's paper: {blank:.2f}"

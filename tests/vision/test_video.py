@@ -12,11 +12,10 @@ import pytest
 from rules import HouseRules
 from rules.log import write_log
 from rules.simulator import simulate_round
-from vision.render import decks
 from vision.render.camera import Camera, CameraError, Lighting
 from vision.render.video import RenderError, RoundRenderer, VideoSettings, render_video
 
-from .conftest import FAST_DECKS, NEEDS_ARTWORK
+from .conftest import FAST_DECKS, NEEDS_ARTWORK, index_ink
 
 BACKS = ("stripes:1f4e9a:f4f4f4:45:40", "diamonds:c8102e:f4f4f4:60", "solid:0b6e4f")
 CLEAN = Lighting()  # no noise or light falloff: pixels can be compared with the artwork
@@ -64,10 +63,6 @@ def test_video_and_labels_are_written_and_readable(card_cache, round_log, tmp_pa
     assert any(f["hands"] for f in per_frame), "players' hands never showed"
 
 
-def _paper(deck, code):
-    return decks._background(decks.render_card(deck, code, 256))
-
-
 @NEEDS_ARTWORK
 def test_index_boxes_hold_ink_in_decoded_frames(card_cache, round_log, tmp_path):
     out = tmp_path / "ink.mp4"
@@ -76,19 +71,12 @@ def test_index_boxes_hold_ink_in_decoded_frames(card_cache, round_log, tmp_path)
     labels = [json.loads(x) for x in out.with_suffix(".labels.jsonl").read_text().splitlines()]
     checked = 0
     for lab in labels[1::20]:
-        img = frames[lab["frame"]].astype(np.float32)
         for card in lab["cards"]:
-            paper = _paper(card["deck"], card["card"])
             for ix in card["indices"]:
-                x1, y1, x2, y2 = ix["box"]
-                if ix["visible"] < 0.95 or y2 - y1 < 10:
+                if ix["visible"] < 0.95 or ix["box"][3] - ix["box"][1] < 10:
                     continue
-                crop = img[int(math.ceil(y1)):int(y2), int(math.ceil(x1)):int(x2)]
-                mask = np.zeros(crop.shape[:2], np.uint8)
-                quad = np.array(ix["quad"]) - [math.ceil(x1), math.ceil(y1)]
-                cv2.fillConvexPoly(mask, np.round(quad).astype(np.int32), 1)
-                diff = np.abs(crop[mask.astype(bool)] - paper).sum(axis=1)
-                assert (diff > 90).mean() > 0.08, (lab["frame"], card["card"], card["place"])
+                ink, _paper = index_ink(frames[lab["frame"]], card, ix)
+                assert ink > 0.08, (lab["frame"], card["card"], card["place"])
                 checked += 1
     assert checked >= 20
 
