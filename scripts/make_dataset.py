@@ -30,11 +30,13 @@ from typing import Any
 import cv2
 import numpy as np
 
+from rules.cards import ALL_CODES
 from vision.crops import crop_square
 from vision.render import decks
 from vision.render.camera import Lighting, Photometry
 
 CLASSES = ("index", "face", "back")
+__all__ = ["ALL_CODES", "CLASSES", "main", "split_of", "tiles", "video_frames", "yolo_boxes"]
 SPLITS = {"train": 0.8, "val": 0.1, "test": 0.1}
 
 
@@ -145,11 +147,13 @@ def _still_job(args: tuple[int, int, int, str, tuple[int, int], int, bool, float
 
 
 def video_frames(log: Path, out: Path, every: int, seed: int, size: tuple[int, int],
-                 tile: int, crops: bool, split: str, keep_empty: float) -> int:
+                 tile: int, crops: bool, split: str, keep_empty: float,
+                 max_seconds: float | None = None) -> int:
+    """Samples from every ``every``-th frame of a rendered round."""
     from vision.render.video import RoundRenderer, VideoSettings
 
     settings = VideoSettings(size=size, seed=seed, split="train" if split == "train" else "test",
-                             labels_every=every)
+                             labels_every=every, max_seconds=max_seconds)
     renderer = RoundRenderer(log, settings)
     rng = random.Random(seed)
     count = 0

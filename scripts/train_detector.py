@@ -1,0 +1,69 @@
+"""Train the card localiser (``index``, ``face``, ``back`` on table tiles) with Ultralytics,
+from yaml (no pretrained weights), on a dataset of ``scripts.make_dataset``; export ONNX to
+models/.
+
+Runs on the CPU here and unchanged on a GPU (``--device 0``); checkpoints every epoch and
+resumes with ``--resume``.
+
+    python -m scripts.make_dataset --out datasets/cards --stills 400 --tile 320
+    python -m scripts.train_detector --data datasets/cards/data.yaml --epochs 30 --imgsz 320
+    python -m scripts.train_detector --resume runs/detector/weights/last.pt
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from scripts.train_index_classifier import ROOT, export, offline_env
+
+
+def train(data: Path, epochs: int, imgsz: int, batch: int, device: str, project: Path,
+          name: str, seed: int, resume: Path | None, model_yaml: str) -> Path:
+    offline_env()
+    from ultralytics import YOLO
+
+    if resume is not None:
+        model = YOLO(str(resume))
+        model.train(resume=True)
+    else:
+        model = YOLO(model_yaml)
+        # card indices are not mirror-symmetric: no flips; the renders already vary light,
+        # scale and angle, so mosaic and mild HSV jitter are enough
+        model.train(data=str(data.resolve()), epochs=epochs, imgsz=imgsz, batch=batch,
+                    device=device, workers=0 if device == "cpu" else 4, seed=seed,
+                    deterministic=True, pretrained=False, plots=False,
+                    amp=device != "cpu", project=str(project.resolve()), name=name,
+                    exist_ok=True, fliplr=0.0, flipud=0.0, degrees=0.0, mosaic=1.0,
+                    close_mosaic=2, hsv_h=0.015, hsv_s=0.4, hsv_v=0.3, scale=0.3,
+                    translate=0.1, patience=100, verbose=True, cos_lr=True)
+    return Path(model.trainer.save_dir) / "weights" / "best.pt"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=ROOT / "datasets" / "cards" / "data.yaml")
+    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--imgsz", type=int, default=320)
+    parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--project", type=Path, default=ROOT / "runs")
+    parser.add_argument("--name", default="detector")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--model", default="yolo11n.yaml")
+    parser.add_argument("--resume", type=Path, default=None)
+    parser.add_argument("--out", type=Path, default=ROOT / "models" / "card_detector.onnx")
+    parser.add_argument("--export-only", type=Path, default=None,
+                        help="only export these weights (.pt) to --out")
+    args = parser.parse_args(argv)
+    if args.export_only is not None:
+        print(export(args.export_only, args.imgsz, args.out))
+        return
+    best = train(args.data, args.epochs, args.imgsz, args.batch, args.device, args.project,
+                 args.name, args.seed, args.resume, args.model)
+    print(f"best weights: {best}")
+    print(f"exported: {export(best, args.imgsz, args.out)}")
+
+
+if __name__ == "__main__":
+    main()
