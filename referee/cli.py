@@ -121,6 +121,12 @@ def check(log: Annotated[Path, typer.Argument(help="event log (.jsonl)")]) -> No
             who = f"seat{f.seat}" if f.seat is not None else "table"
             out.print(f"  {f.t_ms:>8} ms  {f.rule:<28} {who} {f.card or ''} "
                       f"{f.place or ''}{state}", highlight=False)
+        word = r.table.rules.call_word
+        for seat, t_ms, valid in r.table.calls:
+            out.print(f"  call: seat{seat} {word!r} at {t_ms} ms, "
+                      f"{'true' if valid else 'false'}", highlight=False)
+        for seat, t_ms in sorted(r.table.nertz_emptied_at.items(), key=lambda x: x[1]):
+            out.print(f"  seat{seat}'s nertz pile empty at {t_ms} ms", highlight=False)
         s = r.score
         out.print(f"  end: {s.reason}" + (f" by seat{s.caller}" if s.caller is not None else "")
                   + f"; lake {s.lake_cards}, nertz left {s.nertz_left}, scores {s.scores}",

@@ -685,6 +685,8 @@ class Table:
                         and t - flag.t_ms <= rules.retract_window_ms):
                     flag.corrected_at = t
                 dst = Place.parse(action.dst)
+                if dst.kind == "nertz":  # the pile holds a card again
+                    self.nertz_emptied_at.pop(dst.seat, None)
                 if dst.kind == "river":
                     self.layouts[dst.seat].river[dst.index].append(card)
                 elif dst.kind == "stock":

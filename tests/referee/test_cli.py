@@ -51,6 +51,9 @@ def test_match_option_and_rules_file(tmp_path):
     events = [json.loads(line) for line in log.read_text().splitlines()]
     assert sum(e["type"] == "round_start" for e in events) == 2
     assert events[0]["rules"]["call_bonus"] == 10
+    r = run("check", str(log))
+    calls = [e for e in events if e["type"] == "call"]
+    assert r.stdout.count("'Out!' at") == len(calls)  # racing-demon's call word
     assert events[-1]["type"] == "match_end" and events[-1]["decided_by"] in (
         "fixed_rounds", "extra_round", None)
 

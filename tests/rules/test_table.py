@@ -223,6 +223,7 @@ def test_misplacement_taken_back_in_time_is_corrected():
     assert t.push(Retract(0, "5H", "lake:0", "seat0:nertz"), 2500) == []
     assert flag.corrected and flag.corrected_at == 2500
     assert [c.code for c in t.layouts[0].nertz] == ["5H"]
+    assert t.nertz_emptied_at == {}  # emptied at 1000 ms, holds a card again since 2500
     late = two_seats(["5H", "AS"], [["9S"], ["8H"], ["7S"], ["QD"]])
     late.push(Move(0, "AS", "seat0:nertz", "lake:0"), 100)
     [flag] = late.push(Move(0, "5H", "seat0:nertz", "lake:0"), 1000)
