@@ -320,14 +320,21 @@ class RoundRenderer:
                  if i in self.static_rois]
         rois = {i: self.painter.roi(p) for i, p in new.items()}
         dirty += [rois[i] for i in redraw if rois[i] is not None]
-        grown = True
-        while grown:  # everything touching a dirty rectangle is redrawn too
-            grown = False
-            for i, roi in rois.items():
-                if i not in redraw and roi is not None and any(_overlap(roi, d) for d in dirty):
-                    redraw.add(i)
-                    dirty.append(roi)
-                    grown = True
+        keys = [i for i, r in rois.items() if r is not None]
+        boxes = np.array([rois[i] for i in keys], np.int64).reshape(-1, 4)
+        todo = np.array([i not in redraw for i in keys], bool)
+        while dirty and todo.any():  # everything touching a dirty rectangle is redrawn too
+            d = np.array(dirty, np.int64).reshape(-1, 4)
+            hit = ((boxes[:, None, 0] < d[None, :, 2]) & (d[None, :, 0] < boxes[:, None, 2])
+                   & (boxes[:, None, 1] < d[None, :, 3]) & (d[None, :, 1] < boxes[:, None, 3]))
+            grow = todo & hit.any(axis=1)
+            if not grow.any():
+                break
+            todo &= ~grow
+            dirty = [tuple(b) for b in boxes[grow]]
+            redraw.update(keys[j] for j in np.nonzero(grow)[0])
+        dirty = [self.static_rois[i] for i in old if i not in new or i in redraw
+                 if i in self.static_rois] + [rois[i] for i in redraw if rois[i] is not None]
         image, ids = self.static, self.static_ids
         for x0, y0, x1, y1 in dirty:
             image[y0:y1, x0:x1] = self.background[y0:y1, x0:x1]
@@ -434,20 +441,21 @@ class RoundRenderer:
         shadow = np.zeros(image.shape[:2], np.uint8)
         offset = np.array([14.0, 22.0])
         arms = []
+        shadow_pts: list[np.ndarray] = []
         for seat, hand in hands_mm:
             sleeve, palm = _arm_polygons(self.layout.shoulder(seat, self.handed[seat]), hand,
                                          110.0)
             arms.append((seat, sleeve, palm))
-            cv2.fillPoly(shadow, [self.painter.poly(sleeve + offset),
-                                  self.painter.poly(palm + offset)], 255, cv2.LINE_8, shift=4)
+            shadow_pts += [self.painter.poly(sleeve + offset), self.painter.poly(palm + offset)]
         for pose, _i in moving:
-            cv2.fillPoly(shadow, [self.painter.poly(pose.corners_mm() + offset * 0.6)], 255,
-                         cv2.LINE_8, shift=4)
-        pts = cv2.findNonZero(shadow)
-        if pts is not None:
-            x, y, w, h = cv2.boundingRect(pts)
+            shadow_pts.append(self.painter.poly(pose.corners_mm() + offset * 0.6))
+        x0 = y0 = x1 = y1 = 0
+        if shadow_pts:
+            cv2.fillPoly(shadow, shadow_pts, 255, cv2.LINE_8, shift=4)
+            x, y, w, h = cv2.boundingRect(np.concatenate(shadow_pts) // 16)
             x0, y0 = max(0, x - 8), max(0, y - 8)
             x1, y1 = min(shadow.shape[1], x + w + 8), min(shadow.shape[0], y + h + 8)
+        if x1 > x0 and y1 > y0:
             soft = cv2.blur(shadow[y0:y1, x0:x1], (15, 15))
             keep = cv2.merge([255 - (soft * 0.38).astype(np.uint8)] * 3)
             image[y0:y1, x0:x1] = cv2.multiply(image[y0:y1, x0:x1], keep, scale=1 / 255)
@@ -538,10 +546,6 @@ class RoundRenderer:
                 if label is not None:
                     out.append({**label, "place": None})
         return out
-
-
-def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 def _round_events(path: str | Path, round_no: int) -> list[tuple[int, dict[str, Any]]]:
