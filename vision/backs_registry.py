@@ -10,18 +10,26 @@ The descriptor is learned-free and made for real cameras:
   (its radius follows the card's size, estimated from the crop box or from given corners),
   resampled to a fixed size, so the description does not depend on the card's angle, the
   camera's resolution or a bit of table in the box's corners;
-- **colour** — the crop is divided by its own white (the paper margin and light parts of
-  the print: a bright percentile), which cancels exposure, colour casts and light
-  gradients; then a soft 3-D histogram of those reflectances, a 2-D rg-chromaticity
-  histogram (exposure-free even when the white is wrong) and the mean reflectance;
+- **colour** — the crop is divided by a white (per channel): best the paper of the cards
+  around it in the frame (:func:`local_white`; :meth:`BackDesigns.match_frame` does this),
+  else the crop's own brightest pixels. Lights change slowly across a table, so this
+  cancels exposure, colour casts, gradients and vignetting. Then a soft 3-D histogram of
+  those reflectances, a 2-D rg-chromaticity histogram and the mean reflectance;
 - **texture** — rotation-invariant: the radial power spectrum of the disk (pattern period),
-  rotation-invariant uniform local binary patterns and a histogram of gradient magnitudes.
+  rotation-invariant uniform local binary patterns and a histogram of gradient magnitudes
+  (weighted low: colour separates the hard pairs, texture only helps).
 
 Histograms are compared with the Hellinger distance; the blocks are weighted and summed.
-Registration adds perturbed copies of each example (rotation, exposure, colour cast, blur,
-JPEG) so that a class covers the variation a camera brings; the "unknown" threshold of
-each design is calibrated from the examples themselves (their spread vs the distance to
-the other designs).
+Registration adds perturbed copies of each example (rotation by 90° steps, exposure and
+colour cast with sensor clipping, blur, noise, JPEG) so that a design covers what a camera
+does to it. Matching is nearest-neighbour over those examples; a hand over part of the card
+is handled by also trying each design on only the pixels whose colours that design shows
+(with a penalty per hidden share). Each design's "unknown" threshold is calibrated from its
+own examples (how far one registered crop is from the design's others), within bounds.
+
+Limits: a rotation-invariant description cannot tell a pattern from the same pattern turned
+by 45° (checks vs diamonds of one colour and similar cell size); the card's corners would
+be needed to measure the pattern's angle against the card's edges.
 """
 
 from __future__ import annotations
@@ -34,7 +42,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-__all__ = ["BackDesigns", "back_descriptor", "DESCRIPTOR_VERSION"]
+__all__ = ["DESCRIPTOR_VERSION", "BackDesigns", "back_descriptor", "back_disk", "card_geometry",
+           "disk_descriptor", "local_white"]
 
 DESCRIPTOR_VERSION = 1
 CARD_MM = (63.0, 88.0)

@@ -50,7 +50,7 @@ def test_descriptor_is_rotation_and_exposure_invariant():
     ref = back_descriptor(*synthetic_back(a, 0)[:1], white=synthetic_back(a, 0)[1])
     same, other = [], []
     for k, angle in enumerate((17, 45, 90, 133, 180, 251, 300)):
-        gain = 0.75 + 0.08 * k
+        gain = 0.7 + 0.05 * k  # below saturation (registration's perturbed copies cover it)
         crop, white = synthetic_back(a, angle, gain=gain, seed=k)
         same.append(np.linalg.norm(back_descriptor(crop, white=white) - ref))
         crop, white = synthetic_back(b, angle, gain=gain, seed=k)
@@ -91,6 +91,23 @@ def test_synthetic_registry_tells_designs_apart_and_rejects_strangers():
     for stranger in ("stripes:d35400:fdf2e9:135:50", "checks:222222:d4af37:60"):
         crop, white = synthetic_back(stranger, 33)
         assert reg.match(crop, white=white)[0] is None
+    # a hand (skin-coloured blob) over a quarter of the card
+    for did in ids:
+        crop, white = synthetic_back(did, 60, seed=5)
+        h, w = crop.shape[:2]
+        cv2.ellipse(crop, (0, h // 2), (w // 3, h // 3), 0, 0, 360, (120, 150, 205), -1)
+        assert reg.match(crop, white=white)[0] == did
+    # straight from a frame: boxes (and corners) of backs
+    frame = np.full((200, 300, 3), (40, 90, 130), np.uint8)
+    frame[100:160, 100:143] = (246, 245, 240)  # a face-up card beside it
+    card = backs_mod.back_image(ids[1], 60)  # 60 x 43 px
+    alpha = card[..., 3:4] / 255
+    frame[100:160, 150:193] = (frame[100:160, 150:193] * (1 - alpha)
+                               + card[..., :3] * alpha).astype(np.uint8)
+    box = np.array([[150, 100, 193, 160]])
+    corners = np.array([[[150, 100], [193, 100], [193, 160], [150, 160]]], np.float32)
+    assert reg.match_frame(frame, box)[0][0] == ids[1]
+    assert reg.match_frame(frame, box, corners)[0][0] == ids[1]
 
 
 @pytest.fixture(scope="module")
@@ -106,9 +123,9 @@ def rendered(card_cache):
     reg = BackDesigns()
     for did, ex in examples.items():
         reg.register(did, [e[0] for e in ex], whites=[e[4] for e in ex])
-    tests = [c for s in range(200, 205) for c in back_crops(TABLE, s, SIZE)]
+    tests = [c for s in range(200, 204) for c in back_crops(TABLE, s, SIZE)]
     strange_table = [STRANGER, *TABLE[1:]]
-    strangers = [c for s in range(300, 306) for c in back_crops(strange_table, s, SIZE)
+    strangers = [c for s in range(300, 304) for c in back_crops(strange_table, s, SIZE)
                  if c[2] == STRANGER]
     return reg, tests, strangers
 
