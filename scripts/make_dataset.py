@@ -22,7 +22,6 @@ import json
 import os
 import random
 import sys
-from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -32,10 +31,12 @@ import numpy as np
 
 from rules.cards import ALL_CODES
 from vision.crops import crop_square
+from vision.detections import tiles as detection_tiles
 from vision.render import decks
 from vision.render.camera import Lighting, Photometry
 
 CLASSES = ("index", "face", "back")
+TILE_OVERLAP = 64  # pixels shared by neighbouring tiles (as at run time)
 __all__ = ["ALL_CODES", "CLASSES", "main", "split_of", "tiles", "video_frames", "yolo_boxes"]
 SPLITS = {"train": 0.8, "val": 0.1, "test": 0.1}
 
@@ -63,21 +64,12 @@ def yolo_boxes(cards: list[dict[str, Any]], min_visible: float = 0.5
     return out
 
 
-def tiles(width: int, height: int, tile: int, overlap: float = 0.2
-          ) -> Iterator[tuple[int, int, int, int]]:
+def tiles(width: int, height: int, tile: int) -> list[tuple[int, int, int, int]]:
+    """The tiles a frame is cut into: those the detector sees at run time, or the whole
+    frame for ``tile`` 0."""
     if tile <= 0 or (tile >= width and tile >= height):
-        yield 0, 0, width, height
-        return
-    step = max(1, int(tile * (1 - overlap)))
-    xs = list(range(0, max(1, width - tile) + 1, step))
-    ys = list(range(0, max(1, height - tile) + 1, step))
-    if xs[-1] + tile < width:
-        xs.append(width - tile)
-    if ys[-1] + tile < height:
-        ys.append(height - tile)
-    for y in ys:
-        for x in xs:
-            yield x, y, min(width, x + tile), min(height, y + tile)
+        return [(0, 0, width, height)]
+    return list(detection_tiles(width, height, tile, overlap=TILE_OVERLAP))
 
 
 def write_sample(out: Path, split: str, name: str, image: np.ndarray,
