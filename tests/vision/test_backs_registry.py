@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from scripts.eval_backs import back_crops
+from scripts.eval_backs import back_crops, cover_with_hand
 from vision.backs_registry import BackDesigns, back_descriptor, local_white
 from vision.render import backs as backs_mod
 
@@ -139,6 +139,11 @@ def test_rendered_backs_match_their_seat(rendered):
     assert len(tests) >= 20 and len(hard) >= 12
     assert np.mean(right) >= 0.95, np.mean(right)
     assert np.mean(hard) >= 0.9, np.mean(hard)
+    # a hand over about 30 % of each card
+    rng = random.Random(1)
+    covered = reg.match_many([cover_with_hand(c[0], rng) for c in tests],
+                             whites=[c[4] for c in tests])
+    assert np.mean([g[0] == c[2] for c, g in zip(tests, covered, strict=True)]) >= 0.8
 
 
 @NEEDS_ARTWORK
