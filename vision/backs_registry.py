@@ -42,14 +42,15 @@ from typing import Any
 import cv2
 import numpy as np
 
-__all__ = ["DESCRIPTOR_VERSION", "BackDesigns", "back_descriptor", "back_disk", "card_geometry",
-           "disk_descriptor", "local_white"]
+__all__ = ["DESCRIPTOR_VERSION", "BackDesigns", "back_descriptor", "back_disk", "card_angle",
+           "card_geometry", "disk_descriptor", "local_white"]
 
-DESCRIPTOR_VERSION = 1
+DESCRIPTOR_VERSION = 2
 CARD_MM = (63.0, 88.0)
 DISK = 48  # side of the resampled disk, pixels
 DISK_FRACTION = 0.9  # disk radius as a fraction of half the card's width
 REFL_BINS = 6  # bins per channel of the reflectance histogram
+ORIENT_BINS = 8  # gradient-direction bins against the card's edges (with corners only)
 SUPPORT_MASS = 0.01  # share of a disk's pixels that makes a colour bin part of a design
 
 # block name -> (length, weight)
@@ -60,6 +61,7 @@ _BLOCKS: dict[str, tuple[int, float]] = {
     "spectrum": (12, 0.2),
     "lbp": (10, 0.1),
     "grad": (8, 0.1),
+    "orient": (ORIENT_BINS, 0.5),
 }
 
 
@@ -190,11 +192,23 @@ def local_white(frame: np.ndarray, box: Sequence[float], reach: float = 2.5) -> 
     return _white(win, 98.0)
 
 
+def card_angle(quad: np.ndarray | None) -> float | None:
+    """The direction (radians, image axes) of a card's long edges, from its corners."""
+    if quad is None:
+        return None
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    e = np.roll(q, -1, axis=0) - q  # edges 0-1, 1-2, 2-3, 3-0
+    pair = 0 if np.hypot(*e[0]) + np.hypot(*e[2]) >= np.hypot(*e[1]) + np.hypot(*e[3]) else 1
+    d = e[pair] - e[pair + 2]  # opposite edges run the other way round
+    return float(math.atan2(d[1], d[0]))
+
+
 def back_disk(crop: np.ndarray, quad: np.ndarray | None = None,
-              white: np.ndarray | None = None) -> np.ndarray:
+              white: np.ndarray | None = None) -> tuple[np.ndarray, float | None]:
     """The card's central disk as reflectance (DISK × DISK × 3 float32, BGR, 1.0 = the
-    white): ``quad`` optional card corners in crop pixels; ``white`` the paper white near
-    the card (e.g. :func:`local_white`), else the crop's own brightest pixels."""
+    white) and the card's angle (:func:`card_angle`, None without corners): ``quad``
+    optional card corners in crop pixels; ``white`` the paper white near the card (e.g.
+    :func:`local_white`), else the crop's own brightest pixels."""
     img = np.asarray(crop)
     if img.ndim == 2:
         img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
@@ -204,7 +218,7 @@ def back_disk(crop: np.ndarray, quad: np.ndarray | None = None,
     cx, cy, s = card_geometry(img.shape[:2], quad)
     radius = max(2.0, DISK_FRACTION * CARD_MM[0] / 2 * s)
     ref = _white(img) if white is None else np.maximum(np.asarray(white, np.float32), 8.0)
-    return _resample_disk(img / ref.reshape(1, 1, 3), cx, cy, radius)
+    return _resample_disk(img / ref.reshape(1, 1, 3), cx, cy, radius), card_angle(quad)
 
 
 def _refl_bins(disk: np.ndarray) -> np.ndarray:
@@ -214,10 +228,13 @@ def _refl_bins(disk: np.ndarray) -> np.ndarray:
     return (i[..., 0] * REFL_BINS + i[..., 1]) * REFL_BINS + i[..., 2]
 
 
-def disk_descriptor(disk: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray:
+def disk_descriptor(disk: np.ndarray, keep: np.ndarray | None = None,
+                    angle: float | None = None) -> np.ndarray:
     """The descriptor of a reflectance disk (:func:`back_disk`), from the pixels in
     ``keep`` (a DISK × DISK bool mask; default all): concatenated, square-rooted
-    (Hellinger) blocks, ready for Euclidean distance."""
+    (Hellinger) blocks, ready for Euclidean distance. With the card's ``angle``, the
+    pattern's angle against the card's edges counts too (checks vs diamonds); without
+    it, that block is flat."""
     mask = _MASK if keep is None else (_MASK & keep)
     px = disk[mask]  # N×3 reflectance, B G R
     blocks: dict[str, np.ndarray] = {}
@@ -236,6 +253,13 @@ def disk_descriptor(disk: np.ndarray, keep: np.ndarray | None = None) -> np.ndar
     mag = np.hypot(gx, gy)[mask]
     edges = np.array([0.0, 0.02, 0.05, 0.1, 0.2, 0.4, 0.8, 1.6, np.inf])
     blocks["grad"] = _norm(np.histogram(mag, bins=edges)[0].astype(np.float64))
+    if angle is None:
+        blocks["orient"] = np.full(ORIENT_BINS, 1.0 / ORIENT_BINS)
+    else:  # gradient directions against the card's long edge, mod 180 deg
+        rel = (np.arctan2(gy[mask], gx[mask]) - angle) % math.pi
+        step = math.pi / ORIENT_BINS
+        idx = np.floor((rel + step / 2) / step).astype(np.int64) % ORIENT_BINS
+        blocks["orient"] = _norm(np.bincount(idx, weights=mag, minlength=ORIENT_BINS))
     parts = []
     for name, (length, weight) in _BLOCKS.items():
         b = blocks[name].astype(np.float64).ravel()
@@ -248,20 +272,34 @@ def back_descriptor(crop: np.ndarray, quad: np.ndarray | None = None,
                     white: np.ndarray | None = None) -> np.ndarray:
     """The descriptor of a back crop (BGR uint8): :func:`disk_descriptor` of
     :func:`back_disk`."""
-    return disk_descriptor(back_disk(crop, quad, white))
+    disk, angle = back_disk(crop, quad, white)
+    return disk_descriptor(disk, angle=angle)
 
 
 # --- augmentation ------------------------------------------------------------------------
 
-def _augment(crop: np.ndarray, white: np.ndarray | None, rng: np.random.Generator, n: int
-             ) -> list[tuple[np.ndarray, np.ndarray | None]]:
-    """``n`` perturbed copies of a crop (and of its white, which the same light changes):
-    rotation, exposure and colour cast (clipped like a sensor), blur, noise, JPEG."""
+def _rot90_points(pts: np.ndarray, shape: tuple[int, ...], k: int) -> np.ndarray:
+    """Points (x, y) of an image of ``shape`` after ``np.rot90(image, k)``."""
+    p = np.asarray(pts, np.float64).reshape(-1, 2).copy()
+    h, w = shape[:2]
+    for _ in range(k % 4):
+        p = np.stack([p[:, 1], w - p[:, 0]], axis=1)
+        h, w = w, h
+    return p
+
+
+def _augment(crop: np.ndarray, white: np.ndarray | None, quad: np.ndarray | None,
+             rng: np.random.Generator, n: int
+             ) -> list[tuple[np.ndarray, np.ndarray | None, np.ndarray | None]]:
+    """``n`` perturbed copies of a crop (with its white, which the same light changes, and
+    its corners): rotation, exposure and colour cast (clipped like a sensor), blur, noise,
+    JPEG."""
     out = []
     img = np.ascontiguousarray(crop[..., :3])
     h, w = img.shape[:2]
     for k in range(n):
         a = img
+        q = None if quad is None else _rot90_points(quad, img.shape, k % 4)
         if k % 4:
             a = np.ascontiguousarray(np.rot90(a, k % 4))
         gain = (rng.uniform(0.75, 1.3) * np.array([1 + rng.uniform(-0.12, 0.12), 1.0,
@@ -278,7 +316,7 @@ def _augment(crop: np.ndarray, white: np.ndarray | None, rng: np.random.Generato
                                                int(rng.integers(40, 90))])
             if ok:
                 a = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-        out.append((a, wa))
+        out.append((a, wa, q))
     return out
 
 
@@ -291,6 +329,7 @@ class _Design:
     threshold: float = math.inf
     spread: float = 0.0
     support: np.ndarray | None = None  # colour bins the design shows (see _support)
+    oriented: bool = False  # registered with card corners (the pattern's angle counts)
 
 
 class BackDesigns:
@@ -336,24 +375,27 @@ class BackDesigns:
             raise ValueError(f"no example crops for back design {design_id!r}")
         quads = list(quads) if quads is not None else [None] * len(crops)
         whites = list(whites) if whites is not None else [None] * len(crops)
+        oriented = quads[0] is not None
+        prev = self.designs.get(design_id)
+        if any((q is not None) != oriented for q in quads) or (
+                prev is not None and prev.oriented != oriented):
+            raise ValueError(f"back design {design_id!r}: give card corners for every "
+                             "example crop or for none")
         rng = np.random.default_rng([self.seed, len(self.designs), len(crops)])
         descs, source = [], []
-        prev = self.designs.get(design_id)
         base = 0 if prev is None else int(prev.source.max()) + 1
         for i, (crop, quad, white) in enumerate(zip(crops, quads, whites, strict=True)):
             descs.append(back_descriptor(crop, quad, white))
             source.append(base + i)
-            for aug, aug_white in _augment(crop, white, rng, self.augment):
-                # the copies are rotated by multiples of 90 deg, so their centre stays put
-                # but the corners move: they go without
-                descs.append(back_descriptor(aug, None, aug_white))
+            for aug, aug_white, aug_quad in _augment(crop, white, quad, rng, self.augment):
+                descs.append(back_descriptor(aug, aug_quad, aug_white))
                 source.append(base + i)
         ex = np.stack(descs)
         src = np.array(source, np.int64)
         if prev is not None:
             ex = np.concatenate([prev.examples, ex])
             src = np.concatenate([prev.source, src])
-        self.designs[design_id] = _Design(ex, src)
+        self.designs[design_id] = _Design(ex, src, oriented=oriented)
         self.calibrate()
 
     def calibrate(self) -> None:
@@ -398,21 +440,23 @@ class BackDesigns:
             d.support = refl.max(axis=0) >= SUPPORT_MASS
         return d.support
 
-    def _disk_distances(self, disk: np.ndarray) -> np.ndarray:
+    def _disk_distances(self, disk: np.ndarray, angle: float | None = None) -> np.ndarray:
         """Distances of one reflectance disk to each design. A design is also tried on the
         pixels whose colours it has (the rest taken as a hand or another card over it,
         ``occlusion_penalty`` per hidden share), when at least ``min_visible`` remain."""
-        full = disk_descriptor(disk)[None]
+        full = disk_descriptor(disk, angle=angle)[None]
         bins = _refl_bins(disk)
         n = float(_MASK.sum())
         out = np.empty(len(self.designs))
         for k, (did, d) in enumerate(self.designs.items()):
-            dist = float(_dist(full, d.examples).min())
+            # the pattern's angle counts only when both sides know the card's corners
+            cols = slice(None) if d.oriented == (angle is not None) else slice(0, -ORIENT_BINS)
+            dist = float(_dist(full[:, cols], d.examples[:, cols]).min())
             keep = self._support(did)[bins]
             frac = float((keep & _MASK).sum()) / n
             if self.min_visible <= frac < 0.98:
-                part = disk_descriptor(disk, keep)[None]
-                dist = min(dist, float(_dist(part, d.examples).min())
+                part = disk_descriptor(disk, keep, angle)[None]
+                dist = min(dist, float(_dist(part[:, cols], d.examples[:, cols]).min())
                            + self.occlusion_penalty * (1 - frac))
             out[k] = dist
         return out
@@ -433,7 +477,7 @@ class BackDesigns:
         whites = list(whites) if whites is not None else [None] * len(crops)
         if not crops or not self.designs:
             return np.zeros((len(crops), len(self.designs)))
-        return np.stack([self._disk_distances(back_disk(c, q, w))
+        return np.stack([self._disk_distances(*back_disk(c, q, w))
                          for c, q, w in zip(crops, quads, whites, strict=True)])
 
     def match_many(self, crops: Sequence[np.ndarray],
@@ -485,7 +529,7 @@ class BackDesigns:
                        "spread_factor": self.spread_factor, "gap_fraction": self.gap_fraction,
                        "min_visible": self.min_visible,
                        "occlusion_penalty": self.occlusion_penalty},
-            "designs": {did: {"threshold": d.threshold,
+            "designs": {did: {"threshold": d.threshold, "oriented": d.oriented,
                               "source": d.source.tolist(),
                               "examples": np.round(d.examples, 5).tolist()}
                         for did, d in self.designs.items()},
@@ -501,7 +545,8 @@ class BackDesigns:
         for did, d in data["designs"].items():
             reg.designs[did] = _Design(np.asarray(d["examples"], np.float32),
                                        np.asarray(d["source"], np.int64),
-                                       float(d["threshold"]))
+                                       float(d["threshold"]),
+                                       oriented=bool(d.get("oriented", False)))
         return reg
 
 

@@ -25,8 +25,15 @@ STRANGER = "ring:c8102e:f4f4f4"  # never registered
 
 def synthetic_back(back_id: str, angle: float, height: int = 60, bg=(60, 110, 40),
                    gain: float = 1.0, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """A back rotated by ``angle`` on a plain table (the crop is its bounding box), and the
-    whole image (for the white near it: a white card beside it)."""
+    """A back rotated by ``angle`` on a plain table (the crop is its bounding box) and the
+    white near it (a white card beside it)."""
+    return synthetic_back_corners(back_id, angle, height, bg, gain, seed)[:2]
+
+
+def synthetic_back_corners(back_id: str, angle: float, height: int = 60, bg=(60, 110, 40),
+                           gain: float = 1.0, seed: int = 0
+                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`synthetic_back` and the card's corners in crop pixels."""
     card = backs_mod.back_image(back_id, height)
     h, w = card.shape[:2]
     side = int(2.2 * h)
@@ -42,7 +49,9 @@ def synthetic_back(back_id: str, angle: float, height: int = 60, bg=(60, 110, 40
     img = np.clip(img * gain + rng.normal(0, 2, img.shape), 0, 255).astype(np.uint8)
     ys, xs = np.nonzero(warped[..., 3] > 128)
     box = (xs.min(), ys.min(), xs.max() + 1, ys.max() + 1)
-    return img[box[1]:box[3], box[0]:box[2]].copy(), local_white(img, box)
+    corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+    quad = corners @ m[:, :2].T + m[:, 2] - [box[0], box[1]]
+    return img[box[1]:box[3], box[0]:box[2]].copy(), local_white(img, box), quad
 
 
 def test_descriptor_is_rotation_and_exposure_invariant():
@@ -108,6 +117,22 @@ def test_synthetic_registry_tells_designs_apart_and_rejects_strangers():
     corners = np.array([[[150, 100], [193, 100], [193, 160], [150, 160]]], np.float32)
     assert reg.match_frame(frame, box)[0][0] == ids[1]
     assert reg.match_frame(frame, box, corners)[0][0] == ids[1]
+
+
+def test_registry_with_corners():
+    """Registered and matched with the card's corners (the pattern's angle against the
+    card's edges counts): checks and diamonds (checks turned by 45 deg) of one colour."""
+    ids = ["checks:7a0019:f4f4f4:60", "diamonds:7a0019:f4f4f4:60"]
+    reg = BackDesigns()
+    for did in ids:
+        ex = [synthetic_back_corners(did, a, seed=i) for i, a in enumerate((5, 100, 220))]
+        reg.register(did, [e[0] for e in ex], [e[2] for e in ex], [e[1] for e in ex])
+    for i, angle in enumerate((30, 75, 160, 290)):
+        for did in ids:
+            crop, white, quad = synthetic_back_corners(did, angle, seed=20 + i)
+            assert reg.match(crop, quad, white)[0] == did
+    with pytest.raises(ValueError):
+        reg.register(ids[0], [crop])  # corners for all examples of a design or for none
 
 
 @pytest.fixture(scope="module")
