@@ -436,7 +436,8 @@ class BackDesigns:
         of its examples has at least ``SUPPORT_MASS`` of its pixels."""
         d = self.designs[did]
         if d.support is None:
-            refl = d.examples[:, :REFL_BINS ** 3].astype(np.float64) ** 2
+            length, weight = _BLOCKS["refl3d"]  # the first block: sqrt(weight × histogram)
+            refl = d.examples[:, :length].astype(np.float64) ** 2 / weight
             d.support = refl.max(axis=0) >= SUPPORT_MASS
         return d.support
 
