@@ -118,15 +118,19 @@ def write_crops(out: Path, split: str, name: str, image: np.ndarray,
     return n
 
 
-def _still_job(args: tuple[int, int, int, str, tuple[int, int], int, bool, float]) -> int:
+def _still_job(args: tuple[int, int, int, str, tuple[int, int], int, bool, float,
+                           tuple[str, ...] | None]) -> int:
     from vision.render.scene import random_table, render_still
 
-    i, n, seed, out, size, tile, crops, keep_empty = args
+    i, n, seed, out, size, tile, crops, keep_empty, deck_pool = args
     split = split_of(i, n)
     s = seed * 1_000_003 + i
     rng = random.Random(s)
     seats = rng.randint(2, 8)
-    scene = render_still(random_table(seats, s), s, size=size,
+    decks_ = [deck_pool[k % len(deck_pool)] for k in range(seats)] if deck_pool else None
+    scene = render_still(random_table(seats, s), s, size=size, decks=decks_,
+                         backs=[f"solid:{rng.randrange(1 << 24):06x}" for _ in range(seats)]
+                         if deck_pool else None,
                          split="train" if split == "train" else "test")
     light = Lighting.random(rng, video=False)
     image = Photometry(light, size, s).apply(scene.image, rng.uniform(0, 10))
@@ -140,12 +144,13 @@ def _still_job(args: tuple[int, int, int, str, tuple[int, int], int, bool, float
 
 def video_frames(log: Path, out: Path, every: int, seed: int, size: tuple[int, int],
                  tile: int, crops: bool, split: str, keep_empty: float,
-                 max_seconds: float | None = None) -> int:
+                 max_seconds: float | None = None, decks: tuple[str, ...] | None = None
+                 ) -> int:
     """Samples from every ``every``-th frame of a rendered round."""
     from vision.render.video import RoundRenderer, VideoSettings
 
     settings = VideoSettings(size=size, seed=seed, split="train" if split == "train" else "test",
-                             labels_every=every, max_seconds=max_seconds)
+                             labels_every=every, max_seconds=max_seconds, decks=decks)
     renderer = RoundRenderer(log, settings)
     rng = random.Random(seed)
     count = 0
@@ -185,6 +190,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--crops", action="store_true", help="also write index crops")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--decks", default=None,
+                        help="comma-separated decks to use instead of the split's pool "
+                             "(quick checks)")
     args = parser.parse_args(argv)
     if not decks.artwork_available():
         print("make_dataset: card artwork is not installed: run scripts/setup_assets.sh",
@@ -197,8 +205,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     total = 0
+    pool = tuple(d.strip() for d in args.decks.split(",")) if args.decks else None
     jobs = [(i, args.stills, args.seed, str(args.out), (w, h), args.tile, args.crops,
-             args.keep_empty) for i in range(args.stills)]
+             args.keep_empty, pool) for i in range(args.stills)]
     if jobs:
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:
             for k, n in enumerate(pool.map(_still_job, jobs, chunksize=4), start=1):
@@ -207,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"stills {k}/{len(jobs)}: {total} images", flush=True)
     for log in args.videos:
         total += video_frames(log, args.out, args.every, args.seed, (w, h), args.tile,
-                              args.crops, args.video_split, args.keep_empty)
+                              args.crops, args.video_split, args.keep_empty, decks=pool)
         print(f"video {log}: {total} images", flush=True)
     meta = {"classes": list(CLASSES), "stills": args.stills, "videos": [str(v) for v in
                                                                         args.videos],

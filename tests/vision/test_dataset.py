@@ -14,7 +14,7 @@ from rules.simulator import simulate_round
 from scripts import make_dataset
 from vision.render import decks
 
-from .conftest import NEEDS_ARTWORK
+from .conftest import FAST_DECKS, NEEDS_ARTWORK
 
 
 def _boxes(label_file):
@@ -26,7 +26,8 @@ def _boxes(label_file):
 def test_stills_make_valid_yolo_tiles_and_crops(card_cache, tmp_path):
     out = tmp_path / "ds"
     assert make_dataset.main(["--out", str(out), "--stills", "10", "--tile", "320",
-                              "--jobs", "1", "--crops", "--size", "960x540"]) == 0
+                              "--jobs", "1", "--crops", "--size", "960x540",
+                              "--decks", ",".join(FAST_DECKS)]) == 0
     meta = json.loads((out / "dataset.json").read_text())
     assert meta["classes"] == ["index", "face", "back"]
     yaml = (out / "data.yaml").read_text()
@@ -66,7 +67,8 @@ def test_video_frames_become_samples(card_cache, tmp_path):
     write_log(simulate_round(2, HouseRules(), seed=3), log)
     out = tmp_path / "ds"
     n = make_dataset.video_frames(log, out, every=60, seed=1, size=(640, 360), tile=0,
-                                  crops=False, split="val", keep_empty=1.0, max_seconds=6.0)
+                                  crops=False, split="val", keep_empty=1.0, max_seconds=6.0,
+                                  decks=FAST_DECKS)
     assert n == 3  # frames 0, 60, 120 of 6 s at 30 fps
     labels = sorted((out / "labels" / "val").glob("*.txt"))
     assert len(labels) == 3 and all(len(_boxes(p)) > 5 for p in labels)
