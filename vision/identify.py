@@ -1,0 +1,71 @@
+"""Card identification: an ONNX classifier that reads a corner-index crop as one of the 52
+card codes (or ``none``), run with onnxruntime (no torch)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .crops import CROP_SIZE, crop_square
+
+MODELS = Path(__file__).resolve().parents[1] / "models"
+
+
+class ModelError(ValueError):
+    """A model file that is missing or not what the runtime expects."""
+
+
+class IndexClassifier:
+    """Reads index crops (``vision.crops.crop_square``) as card codes."""
+
+    def __init__(self, path: str | Path, threads: int = 2) -> None:
+        import onnxruntime as ort
+
+        path = Path(path)
+        if not path.is_file():
+            raise ModelError(f"no classifier model at {path}")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        try:
+            self.session = ort.InferenceSession(str(path), options,
+                                                providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own exception types
+            raise ModelError(f"{path}: not a loadable ONNX model ({exc})") from None
+        meta = self.session.get_modelmeta().custom_metadata_map
+        try:
+            names = ast.literal_eval(meta["names"])
+        except (KeyError, ValueError, SyntaxError):
+            raise ModelError(f"{path}: the model carries no class names") from None
+        self.names = [names[i] for i in range(len(names))]
+        self.input = self.session.get_inputs()[0].name
+        self.size = int(ast.literal_eval(meta.get("imgsz", f"[{CROP_SIZE}]"))[0])
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> IndexClassifier:
+        return cls(path or MODELS / "index_classifier.onnx")
+
+    def probabilities(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        """(N, classes) probabilities for BGR crops."""
+        if not len(crops):
+            return np.zeros((0, len(self.names)), np.float32)
+        batch = np.stack([
+            cv2.cvtColor(cv2.resize(c, (self.size, self.size), interpolation=cv2.INTER_AREA)
+                         if c.shape[:2] != (self.size, self.size) else c, cv2.COLOR_BGR2RGB)
+            for c in crops]).astype(np.float32) / 255.0
+        batch = np.ascontiguousarray(batch.transpose(0, 3, 1, 2))
+        return self.session.run(None, {self.input: batch})[0]
+
+    def __call__(self, crops: Sequence[np.ndarray]) -> tuple[list[str], np.ndarray]:
+        """The most likely code of each crop and its probability."""
+        probs = self.probabilities(crops)
+        best = probs.argmax(axis=1) if len(probs) else np.zeros(0, np.int64)
+        return [self.names[i] for i in best], probs[np.arange(len(best)), best]
+
+    def read_boxes(self, image: np.ndarray, boxes: np.ndarray) -> tuple[list[str], np.ndarray]:
+        """Read the index inside each box (x1, y1, x2, y2) of a frame."""
+        return self([crop_square(image, b, self.size) for b in np.asarray(boxes).reshape(-1, 4)])
