@@ -271,6 +271,40 @@ def _render_stills(out_path: Path, players: int, count: int, seed: int, size: tu
     err.print(f"wrote {count} scene(s) to {out_path.parent}", highlight=False)
 
 
+@app.command()
+def detect(
+    images: Annotated[list[Path], typer.Argument(help="image files (any camera, any size)")],
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON object per image")] = True,
+    models: Annotated[Path | None, typer.Option(help="folder with the ONNX models")] = None,
+) -> None:
+    """Find every card in photos: face-up cards with their code, backs. Prints one JSON
+    object per image and line (DESIGN.md); unreadable files are reported on stderr and the
+    others still processed (exit 1 if any failed)."""
+    import cv2
+
+    from vision.detector import CardDetector, ModelError
+
+    try:
+        detector = CardDetector.load(models)
+    except ModelError as exc:
+        raise _fail(str(exc)) from None
+    failed = 0
+    for path in images:
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
+        if image is None:
+            err.print(f"{path}: not a readable image", highlight=False)
+            failed += 1
+            continue
+        cards = detector(image)
+        h, w = image.shape[:2]
+        if as_json:
+            sys.stdout.write(cards.to_json(str(path), w, h) + "\n")
+        else:
+            out.print(f"{path}: " + ", ".join(str(c) for c in cards.code), highlight=False)
+    if failed:
+        raise typer.Exit(1)
+
+
 def main() -> None:  # pragma: no cover
     app()
 

@@ -93,3 +93,11 @@ def test_demo_runs_the_main_job(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert "verdict: consistent" in r.stdout
     assert (tmp_path / "demo" / "match.jsonl").exists()
+
+
+def test_detect_without_models_says_so_in_one_line(tmp_path):
+    image = tmp_path / "x.png"
+    image.write_bytes(b"\x89PNG not really")
+    r = run("detect", str(image), "--models", str(tmp_path))
+    assert r.returncode == 2
+    assert "no localiser model" in r.stderr and len(r.stderr.strip().splitlines()) == 1

@@ -1,0 +1,173 @@
+"""Frames (or any photo) to cards: the localiser finds corner indices, face-up cards and
+backs on tiles of the frame at the camera's own resolution; the classifier reads each index;
+indices and faces are grouped so that each physical card is reported once; backs get their
+design from a :class:`~vision.backs_registry.BackDesigns` registry when one is given.
+
+ONNX models run with onnxruntime (no torch); NMS and grouping are numpy.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .backs_registry import BackDesigns
+from .detections import Detections, box_iou, tiles
+from .identify import MODELS, IndexClassifier, ModelError
+
+INDEX, FACE, BACK = 0, 1, 2
+Region = tuple[int, int, int, int]
+
+
+class Localiser:
+    """The YOLO detector of ``index``, ``face`` and ``back`` boxes, run on square tiles."""
+
+    def __init__(self, path: str | Path, threads: int = 2) -> None:
+        import onnxruntime as ort
+
+        path = Path(path)
+        if not path.is_file():
+            raise ModelError(f"no localiser model at {path}")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        try:
+            self.session = ort.InferenceSession(str(path), options,
+                                                providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own exception types
+            raise ModelError(f"{path}: not a loadable ONNX model ({exc})") from None
+        meta = self.session.get_modelmeta().custom_metadata_map
+        try:
+            names = ast.literal_eval(meta["names"])
+            self.tile = int(ast.literal_eval(meta["imgsz"])[0])
+        except (KeyError, ValueError, SyntaxError):
+            raise ModelError(f"{path}: the model carries no class names or size") from None
+        self.names = [names[i] for i in range(len(names))]
+        self.input = self.session.get_inputs()[0].name
+        self.dynamic_batch = not isinstance(self.session.get_inputs()[0].shape[0], int)
+
+    def __call__(self, image: np.ndarray, rects: Sequence[Region], conf: float = 0.25
+                 ) -> Detections:
+        """Detections in frame pixels from the given tile rectangles (each at most one tile
+        in size; smaller ones are padded)."""
+        t = self.tile
+        batch = np.zeros((len(rects), 3, t, t), np.float32)
+        for i, (x0, y0, x1, y1) in enumerate(rects):
+            crop = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2RGB)
+            batch[i, :, :y1 - y0, :x1 - x0] = crop.transpose(2, 0, 1) / 255.0
+        outputs = []
+        step = len(rects) if self.dynamic_batch else 1
+        for i in range(0, len(rects), max(1, step)):
+            outputs.append(self.session.run(None, {self.input: batch[i:i + step]})[0])
+        raw = np.concatenate(outputs) if outputs else np.zeros((0, 4 + len(self.names), 0))
+        parts = []
+        for (x0, y0, x1, y1), out in zip(rects, raw, strict=True):
+            dets = Detections.from_yolo(out, conf, self.names, image_size=(x1 - x0, y1 - y0))
+            parts.append(dets.offset(x0, y0))
+        return Detections.merge(parts) if parts else Detections.empty()
+
+
+class CardDetector:
+    """``detector(frame) -> Detections``: one entry per physical card with ``code`` (a card
+    code or ``"back"``), box, confidence and back ``design`` (None when unknown)."""
+
+    def __init__(self, localiser: Localiser, classifier: IndexClassifier,
+                 backs: BackDesigns | None = None, conf: float = 0.3, iou: float = 0.5,
+                 overlap: int = 64, min_code_conf: float = 0.3) -> None:
+        self.localiser, self.classifier, self.backs = localiser, classifier, backs
+        self.conf, self.iou, self.overlap = conf, iou, overlap
+        self.min_code_conf = min_code_conf
+
+    @classmethod
+    def load(cls, models: str | Path | None = None, backs: BackDesigns | None = None,
+             threads: int = 2) -> CardDetector:
+        """The models committed in ``models/`` (``card_detector.onnx``,
+        ``index_classifier.onnx``)."""
+        root = Path(models) if models else MODELS
+        return cls(Localiser(root / "card_detector.onnx", threads),
+                   IndexClassifier(root / "index_classifier.onnx", threads), backs)
+
+    def rects(self, width: int, height: int, regions: Sequence[Region] | None = None
+              ) -> list[Region]:
+        """The tiles to look at: the whole frame, or only the given regions."""
+        t = self.localiser.tile
+        if regions is None:
+            return list(tiles(width, height, t, min(self.overlap, t - 1)))
+        out: list[Region] = []
+        for rx0, ry0, rx1, ry1 in regions:
+            rx0, ry0 = max(0, int(rx0)), max(0, int(ry0))
+            rx1, ry1 = min(width, int(np.ceil(rx1))), min(height, int(np.ceil(ry1)))
+            if rx1 <= rx0 or ry1 <= ry0:
+                continue
+            for x0, y0, x1, y1 in tiles(rx1 - rx0, ry1 - ry0, t, min(self.overlap, t - 1)):
+                out.append((x0 + rx0, y0 + ry0, x1 + rx0, y1 + ry0))
+        return out
+
+    def raw(self, image: np.ndarray, regions: Sequence[Region] | None = None) -> Detections:
+        """The localiser's boxes (index, face, back) after NMS, before grouping."""
+        if image is None or image.ndim != 3 or image.shape[2] != 3:
+            raise ValueError("expected a BGR image (H×W×3)")
+        h, w = image.shape[:2]
+        dets = self.localiser(image, self.rects(w, h, regions), self.conf)
+        return dets.with_nms(self.iou)
+
+    def __call__(self, image: np.ndarray, regions: Sequence[Region] | None = None
+                 ) -> Detections:
+        dets = self.raw(image, regions)
+        return self.group(image, dets)
+
+    def group(self, image: np.ndarray, dets: Detections) -> Detections:
+        """Read the indices and report each physical card once."""
+        idx = dets[dets.class_id == INDEX]
+        faces = dets[dets.class_id == FACE]
+        backs = dets[dets.class_id == BACK]
+        codes, code_conf = self.classifier.read_boxes(image, idx.xyxy) if len(idx) else ([], [])
+        keep = np.array([c != "none" and p >= self.min_code_conf
+                         for c, p in zip(codes, code_conf, strict=True)], bool)
+        idx = idx[keep] if len(idx) else idx
+        codes = [c for c, k in zip(codes, keep, strict=True) if k]
+        code_conf = np.asarray(code_conf, np.float32)[keep] if len(keep) else code_conf
+        boxes, confs, names = [], [], []
+        used = np.zeros(len(idx), bool)
+        if len(faces) and len(idx):
+            centres = (idx.xyxy[:, :2] + idx.xyxy[:, 2:]) / 2
+            for f in range(len(faces)):
+                x0, y0, x1, y1 = faces.xyxy[f]
+                inside = ((centres[:, 0] >= x0) & (centres[:, 0] <= x1)
+                          & (centres[:, 1] >= y0) & (centres[:, 1] <= y1) & ~used)
+                if not inside.any():
+                    continue
+                members = np.nonzero(inside)[0]
+                best = members[np.argmax(code_conf[members])]
+                # both corner indices of one card: one card; a different code inside the
+                # box belongs to a card on top that covers this one
+                same = members[[codes[m] == codes[best] for m in members]]
+                used[same] = True
+                boxes.append(faces.xyxy[f])
+                confs.append(float(faces.confidence[f] * code_conf[best]))
+                names.append(codes[best])
+        # indices without a face box: cards showing only their index strip (fanned rivers)
+        for i in np.nonzero(~used)[0]:
+            if any(codes[i] == n and box_iou(idx.xyxy[i:i + 1], np.asarray(b)[None])[0, 0] > 0
+                   for n, b in zip(names, boxes, strict=False)):
+                continue
+            boxes.append(idx.xyxy[i])
+            confs.append(float(idx.confidence[i] * code_conf[i]))
+            names.append(codes[i])
+        designs: list[str | None] = [None] * len(names)
+        back_designs: list[str | None] = [None] * len(backs)
+        if len(backs) and self.backs is not None:
+            back_designs = [d for d, _c in self.backs.match_frame(image, backs.xyxy)]
+        all_boxes = boxes + list(backs.xyxy)
+        return Detections.create(
+            np.asarray(all_boxes, np.float32).reshape(-1, 4),
+            np.asarray(confs + list(backs.confidence), np.float32),
+            [FACE] * len(names) + [BACK] * len(backs),
+            names + ["back"] * len(backs), designs + back_designs)
+
+
+__all__ = ["CardDetector", "Localiser", "ModelError"]
