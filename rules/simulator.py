@@ -10,10 +10,21 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cards import Card, Place
-from .moves import Action, Call, Draw, EndRound, Move, Pass, Recycle, Retract, Rotate
+from .cards import Card
+from .moves import (
+    Action,
+    Call,
+    Draw,
+    EndRound,
+    Move,
+    Pass,
+    Recycle,
+    Retract,
+    Rotate,
+    action_to_event,
+)
 from .options import HouseRules
-from .scoring import Match
+from .scoring import Match, RoundScore
 from .table import Flag, Table
 
 TICK_MS = 10  # landing times are quantised, so simultaneous placements really happen
@@ -125,8 +136,6 @@ class Simulator:
         return event_flags
 
     def _event(self, action: Action, t: int) -> dict[str, Any]:
-        from .moves import action_to_event
-
         event = action_to_event(action, t)
         if isinstance(action, Call):
             event["valid"] = self.table.calls[-1][2]
@@ -376,8 +385,6 @@ def simulate_match(seats: int, rules: HouseRules | None = None, seed: int = 0,
         events = simulate_round(seats, rules, seed, mistakes, round_no=n)
         yield from events
         end = events[-1]
-        from .scoring import RoundScore
-
         score = RoundScore(end["lake_cards"], end["nertz_left"], end["false_calls"],
                            end["bonus"], end["scores"], end["caller"], end["reason"],
                            end.get("team_scores"))
@@ -387,4 +394,4 @@ def simulate_match(seats: int, rules: HouseRules | None = None, seed: int = 0,
         yield {"type": "match_end", "t_ms": events[-1]["t_ms"], **match.standings()}
 
 
-__all__ = ["Bot", "Simulator", "round_events", "simulate_match", "simulate_round", "Place"]
+__all__ = ["Bot", "Simulator", "round_events", "simulate_match", "simulate_round"]
