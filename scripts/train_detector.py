@@ -15,29 +15,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from scripts.train_index_classifier import ROOT, export, offline_env
+from scripts.yolo_train import ROOT, export, run
 
 
 def train(data: Path, epochs: int, imgsz: int, batch: int, device: str, project: Path,
           name: str, seed: int, resume: Path | None, model_yaml: str) -> Path:
-    offline_env()
-    from ultralytics import YOLO
-
-    if resume is not None:
-        model = YOLO(str(resume))
-        model.train(resume=True)
-    else:
-        model = YOLO(model_yaml)
-        # card indices are not mirror-symmetric: no flips; the renders already vary light,
-        # scale and angle, so mosaic and mild HSV jitter are enough
-        model.train(data=str(data.resolve()), epochs=epochs, imgsz=imgsz, batch=batch,
-                    device=device, workers=0 if device == "cpu" else 4, seed=seed,
-                    deterministic=True, pretrained=False, plots=False,
-                    amp=device != "cpu", project=str(project.resolve()), name=name,
-                    exist_ok=True, fliplr=0.0, flipud=0.0, degrees=0.0, mosaic=1.0,
-                    close_mosaic=2, hsv_h=0.015, hsv_s=0.4, hsv_v=0.3, scale=0.3,
-                    translate=0.1, patience=100, verbose=True, cos_lr=True)
-    return Path(model.trainer.save_dir) / "weights" / "best.pt"
+    # the renders already vary light, scale and angle: mosaic and mild HSV jitter suffice
+    return run(model_yaml, resume, data, project, name, device, seed, epochs=epochs,
+               imgsz=imgsz, batch=batch, degrees=0.0, mosaic=1.0, close_mosaic=2,
+               hsv_h=0.015, hsv_s=0.4, hsv_v=0.3, scale=0.3, translate=0.1)
 
 
 def main(argv: list[str] | None = None) -> None:

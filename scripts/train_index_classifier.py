@@ -11,50 +11,19 @@ resumes with ``--resume``.
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
-import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def offline_env() -> None:
-    """Keep Ultralytics from reaching the network or writing outside temporary folders."""
-    os.environ.setdefault("YOLO_CONFIG_DIR", tempfile.mkdtemp(prefix="yolo-cfg-"))
-    os.environ["YOLO_OFFLINE"] = "1"
-    os.environ["YOLO_AUTOINSTALL"] = "False"
+from scripts.yolo_train import ROOT, export, run
 
 
 def train(data: Path, epochs: int, imgsz: int, batch: int, device: str, project: Path,
           name: str, seed: int, resume: Path | None, model_yaml: str, lr0: float) -> Path:
-    offline_env()
-    from ultralytics import YOLO
-
-    if resume is not None:
-        model = YOLO(str(resume))
-        model.train(resume=True)
-    else:
-        model = YOLO(model_yaml)
-        model.train(data=str(data.resolve()), epochs=epochs, imgsz=imgsz, batch=batch,
-                    device=device, workers=0 if device == "cpu" else 4, seed=seed,
-                    deterministic=True, pretrained=False, plots=False, amp=device != "cpu",
-                    project=str(project.resolve()), name=name, exist_ok=True,
-                    fliplr=0.0, flipud=0.0, scale=0.1, erasing=0.1, auto_augment=None,
-                    hsv_h=0.02, hsv_s=0.4, hsv_v=0.3, patience=100, verbose=True,
-                    optimizer="AdamW", lr0=lr0, warmup_epochs=1, cos_lr=True)
-    return Path(model.trainer.save_dir) / "weights" / "best.pt"
-
-
-def export(weights: Path, imgsz: int, out: Path) -> Path:
-    offline_env()
-    from ultralytics import YOLO
-
-    onnx = Path(YOLO(str(weights)).export(format="onnx", imgsz=imgsz, dynamic=True,
-                                          simplify=False, opset=17))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(onnx, out)
-    return out
+    # no flips (an index is not mirror-symmetric); the crops are already augmented, so
+    # Ultralytics' own crops keep 90-100 % of the image
+    return run(model_yaml, resume, data, project, name, device, seed, epochs=epochs,
+               imgsz=imgsz, batch=batch, scale=0.1, erasing=0.1, auto_augment=None,
+               hsv_h=0.02, hsv_s=0.4, hsv_v=0.3, optimizer="AdamW", lr0=lr0,
+               warmup_epochs=1)
 
 
 def main(argv: list[str] | None = None) -> None:

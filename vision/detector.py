@@ -8,7 +8,6 @@ ONNX models run with onnxruntime (no torch); NMS and grouping are numpy.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -17,7 +16,7 @@ import numpy as np
 
 from .backs_registry import BackDesigns
 from .detections import Detections, box_iou, tiles
-from .identify import MODELS, IndexClassifier, ModelError
+from .identify import MODELS, IndexClassifier, ModelError, onnx_model
 
 INDEX, FACE, BACK = 0, 1, 2
 Region = tuple[int, int, int, int]
@@ -27,26 +26,7 @@ class Localiser:
     """The YOLO detector of ``index``, ``face`` and ``back`` boxes, run on square tiles."""
 
     def __init__(self, path: str | Path, threads: int = 2) -> None:
-        import onnxruntime as ort
-
-        path = Path(path)
-        if not path.is_file():
-            raise ModelError(f"no localiser model at {path}")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        try:
-            self.session = ort.InferenceSession(str(path), options,
-                                                providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises its own exception types
-            raise ModelError(f"{path}: not a loadable ONNX model ({exc})") from None
-        meta = self.session.get_modelmeta().custom_metadata_map
-        try:
-            names = ast.literal_eval(meta["names"])
-            self.tile = int(ast.literal_eval(meta["imgsz"])[0])
-        except (KeyError, ValueError, SyntaxError):
-            raise ModelError(f"{path}: the model carries no class names or size") from None
-        self.names = [names[i] for i in range(len(names))]
+        self.session, self.names, self.tile = onnx_model(path, "localiser", threads)
         self.input = self.session.get_inputs()[0].name
         self.dynamic_batch = not isinstance(self.session.get_inputs()[0].shape[0], int)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -19,31 +20,37 @@ class ModelError(ValueError):
     """A model file that is missing or not what the runtime expects."""
 
 
+def onnx_model(path: str | Path, what: str, threads: int = 2
+               ) -> tuple[Any, list[str], int]:
+    """An onnxruntime session of an exported Ultralytics model, its class names and input
+    size (from the model's metadata); :class:`ModelError` names what is wrong."""
+    import onnxruntime as ort
+
+    path = Path(path)
+    if not path.is_file():
+        raise ModelError(f"no {what} model at {path}")
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    try:
+        session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own exception types
+        raise ModelError(f"{path}: not a loadable ONNX model ({exc})") from None
+    meta = session.get_modelmeta().custom_metadata_map
+    try:
+        names = ast.literal_eval(meta["names"])
+        size = int(ast.literal_eval(meta.get("imgsz", f"[{CROP_SIZE}]"))[0])
+    except (KeyError, ValueError, SyntaxError):
+        raise ModelError(f"{path}: the model carries no class names") from None
+    return session, [names[i] for i in range(len(names))], size
+
+
 class IndexClassifier:
     """Reads index crops (``vision.crops.crop_square``) as card codes."""
 
     def __init__(self, path: str | Path, threads: int = 2) -> None:
-        import onnxruntime as ort
-
-        path = Path(path)
-        if not path.is_file():
-            raise ModelError(f"no classifier model at {path}")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        try:
-            self.session = ort.InferenceSession(str(path), options,
-                                                providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises its own exception types
-            raise ModelError(f"{path}: not a loadable ONNX model ({exc})") from None
-        meta = self.session.get_modelmeta().custom_metadata_map
-        try:
-            names = ast.literal_eval(meta["names"])
-        except (KeyError, ValueError, SyntaxError):
-            raise ModelError(f"{path}: the model carries no class names") from None
-        self.names = [names[i] for i in range(len(names))]
+        self.session, self.names, self.size = onnx_model(path, "classifier", threads)
         self.input = self.session.get_inputs()[0].name
-        self.size = int(ast.literal_eval(meta.get("imgsz", f"[{CROP_SIZE}]"))[0])
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> IndexClassifier:

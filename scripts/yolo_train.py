@@ -1,0 +1,52 @@
+"""What the training scripts share: Ultralytics kept offline, a run from yaml or resumed
+from its last checkpoint, and the ONNX export to models/."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def offline_env() -> None:
+    """Keep Ultralytics from reaching the network or writing outside temporary folders."""
+    os.environ.setdefault("YOLO_CONFIG_DIR", tempfile.mkdtemp(prefix="yolo-cfg-"))
+    os.environ["YOLO_OFFLINE"] = "1"
+    os.environ["YOLO_AUTOINSTALL"] = "False"
+
+
+def run(model_yaml: str, resume: Path | None, data: Path, project: Path, name: str,
+        device: str, seed: int, **train_args: Any) -> Path:
+    """Train from ``model_yaml`` (no pretrained weights) or resume ``resume``; returns the
+    best weights. Checkpoints are written every epoch."""
+    offline_env()
+    from ultralytics import YOLO
+
+    if resume is not None:
+        model = YOLO(str(resume))
+        model.train(resume=True)
+    else:
+        model = YOLO(model_yaml)
+        model.train(data=str(data.resolve()), device=device,
+                    workers=0 if device == "cpu" else 4, seed=seed, deterministic=True,
+                    pretrained=False, plots=False, amp=device != "cpu",
+                    project=str(project.resolve()), name=name, exist_ok=True,
+                    fliplr=0.0, flipud=0.0, patience=100, verbose=True, cos_lr=True,
+                    **train_args)
+    return Path(model.trainer.save_dir) / "weights" / "best.pt"
+
+
+def export(weights: Path, imgsz: int, out: Path) -> Path:
+    """Export to ONNX (dynamic batch and size, opset 17) and copy it to ``out``."""
+    offline_env()
+    from ultralytics import YOLO
+
+    onnx = Path(YOLO(str(weights)).export(format="onnx", imgsz=imgsz, dynamic=True,
+                                          simplify=False, opset=17))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(onnx, out)
+    return out
