@@ -11,6 +11,10 @@ by the next card of a fanned column or by a hand; the box is jittered as a detec
 would be; then blur, noise, JPEG and colour casts.
 
     python -m scripts.make_index_crops --out datasets/index_crops --per-card 24 --seed 0
+
+``--generic-per-card N`` adds N crops per code to ``train`` from generic cards
+(:mod:`scripts.generic_cards`: the index drawn in many fonts, squeezed, bold or thin), through
+the same scene and degradation steps, as ``train/<code>/generic-<code>-<k>.png``.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import cv2
 import numpy as np
 
 from rules.cards import ALL_CODES
+from scripts.generic_cards import generic_card
 from vision.crops import CROP_SIZE, crop_square
 from vision.render import decks
 
@@ -177,6 +182,65 @@ def scene_crops(deck: str, code: str, rng: random.Random, deck_cards: dict[str, 
     return out
 
 
+def generic_scene_crops(code: str, rng: random.Random, n: int, height: int = 256,
+                        ) -> list[np.ndarray]:
+    """``n`` index crops of generic cards for ``code`` (a new card for each crop), in
+    scenes made as in :func:`scene_crops`."""
+    out: list[np.ndarray] = []
+    for _ in range(n):
+        card, bx = generic_card(code, rng, height)
+        ch, cw = card.shape[:2]
+        idx_h = (bx[3] - bx[1]) * ch
+        target = rng.uniform(14, 90)
+        scale = target / idx_h
+        size = int(2.5 * target) + 16  # no `none` crops here: only the crop's window
+        canvas = table_texture(rng, size, size)
+        angle = rng.uniform(-math.pi, math.pi)
+        corners = np.array([[bx[0] * cw, bx[1] * ch], [bx[2] * cw, bx[1] * ch],
+                            [bx[2] * cw, bx[3] * ch], [bx[0] * cw, bx[3] * ch]])
+        m = card_matrix(rng, (ch, cw), scale, angle, (0, 0), rng.uniform(0, 0.08))
+        centre = project(m, corners).mean(axis=0)
+        shift = np.array([[1, 0, size / 2 - centre[0]], [0, 1, size / 2 - centre[1]],
+                          [0, 0, 1]])
+        m = shift @ m
+        paste(canvas, card, m)
+        if rng.random() < 0.55:  # the next card of a fanned column covers the rest
+            other, _ = generic_card(rng.choice(ALL_CODES), rng, height)
+            down = (bx[3] + rng.uniform(0.02, 0.12)) * ch
+            off = np.array([[1, 0, 0], [0, 1, down], [0, 0, 1]], np.float64)
+            paste(canvas, other, m @ off)
+        if rng.random() < 0.15:
+            hand(canvas, rng)
+        pts = project(m, corners)
+        x1, y1 = pts.min(axis=0)
+        x2, y2 = pts.max(axis=0)
+        bw, bh = x2 - x1, y2 - y1
+        jit = [rng.uniform(-0.12, 0.12) * bw, rng.uniform(-0.12, 0.12) * bh,
+               rng.uniform(-0.12, 0.12) * bw, rng.uniform(-0.12, 0.12) * bh]
+        box = (x1 + jit[0], y1 + jit[1], x2 + jit[2], y2 + jit[3])
+        context = rng.uniform(1.15, 1.6)
+        # degrade only the crop's window (and a margin for the blur kernels)
+        half = max(box[2] - box[0], box[3] - box[1]) * context / 2 + 8
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        wx1, wy1 = max(0, int(cx - half)), max(0, int(cy - half))
+        wx2, wy2 = min(size, int(cx + half) + 1), min(size, int(cy + half) + 1)
+        window = degrade(canvas[wy1:wy2, wx1:wx2], rng)
+        box = (box[0] - wx1, box[1] - wy1, box[2] - wx1, box[3] - wy1)
+        out.append(crop_square(window, box, CROP_SIZE, context=context))
+    return out
+
+
+def _work_generic(args: tuple[str, int, int, str]) -> int:
+    code, n, seed, out = args
+    rng = random.Random(f"{seed}:generic:{code}")
+    folder = Path(out) / "train" / code
+    folder.mkdir(parents=True, exist_ok=True)
+    crops = generic_scene_crops(code, rng, n)
+    for k, crop in enumerate(crops):
+        cv2.imwrite(str(folder / f"generic-{code}-{k}.png"), crop)
+    return len(crops)
+
+
 def _work(args: tuple[str, str, int, int, str]) -> int:
     deck, split, per_card, seed, out = args
     rng = random.Random(f"{seed}:{deck}")
@@ -212,6 +276,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--val-per-card", type=int, default=6)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--decks", type=int, default=0, help="use only the first N decks")
+    parser.add_argument("--generic-per-card", type=int, default=0,
+                        help="add N crops per code from generic cards (many index fonts) "
+                             "to train")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args(argv)
     if not decks.artwork_available():
@@ -226,6 +293,12 @@ def main(argv: list[str] | None = None) -> None:
         for (deck, split, *_), n in zip(jobs, pool.map(_work, jobs), strict=True):
             total += n
             print(f"{split:5s} {deck:32s} {n} crops", flush=True)
+        if args.generic_per_card > 0:
+            gjobs = [(code, args.generic_per_card, args.seed, str(args.out))
+                     for code in ALL_CODES]
+            n = sum(pool.map(_work_generic, gjobs))
+            total += n
+            print(f"train {'generic cards':32s} {n} crops", flush=True)
     print(f"{total} crops in {args.out}")
 
 
