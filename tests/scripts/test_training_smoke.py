@@ -1,0 +1,55 @@
+"""Training smoke test: a tiny rendered dataset, one short epoch of each model, ONNX export,
+and the runtime loading the result with onnxruntime (no torch at run time)."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.detector import Localiser
+from vision.identify import IndexClassifier
+
+from ..vision.conftest import FAST_DECKS, NEEDS_ARTWORK
+
+pytestmark = [
+    pytest.mark.slow, NEEDS_ARTWORK,
+    pytest.mark.skipif(importlib.util.find_spec("ultralytics") is None,
+                       reason="the train extra is not installed (pip install -e '.[train]')"),
+]
+
+
+def test_detector_trains_exports_and_runs(card_cache, tmp_path, monkeypatch):
+    from scripts import make_dataset, train_detector
+
+    monkeypatch.setenv("YOLO_CONFIG_DIR", str(tmp_path / "yolo"))
+    data = tmp_path / "cards"
+    assert make_dataset.main(["--out", str(data), "--stills", "6", "--tile", "320",
+                              "--jobs", "1", "--size", "640x360",
+                              "--decks", ",".join(FAST_DECKS)]) == 0
+    out = tmp_path / "card_detector.onnx"
+    train_detector.main(["--data", str(data / "data.yaml"), "--epochs", "1", "--imgsz", "160",
+                         "--batch", "4", "--project", str(tmp_path / "runs"), "--out", str(out)])
+    localiser = Localiser(out)
+    assert localiser.names == ["index", "face", "back"] and localiser.tile == 160
+    image = cv2.imread(str(next((data / "images" / "train").glob("*.jpg"))))
+    dets = localiser(image, [(0, 0, 160, 160)], conf=0.0)
+    assert len(dets) > 0 and np.isfinite(dets.xyxy).all()
+
+
+def test_classifier_trains_exports_and_runs(card_cache, tmp_path, monkeypatch):
+    from scripts import make_index_crops, train_index_classifier
+
+    monkeypatch.setenv("YOLO_CONFIG_DIR", str(tmp_path / "yolo"))
+    data = tmp_path / "crops"
+    make_index_crops.main(["--out", str(data), "--per-card", "1", "--val-per-card", "1",
+                           "--decks", "2", "--jobs", "1"])
+    out = tmp_path / "index_classifier.onnx"
+    train_index_classifier.main(["--data", str(data), "--epochs", "1", "--batch", "16",
+                                 "--project", str(tmp_path / "runs"), "--out", str(out)])
+    model = IndexClassifier(out)
+    assert "none" in model.names and len(model.names) >= 50
+    codes, conf = model([np.full((64, 64, 3), 200, np.uint8)])
+    assert codes[0] in model.names and 0 <= conf[0] <= 1
