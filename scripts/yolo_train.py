@@ -21,8 +21,9 @@ def offline_env() -> None:
 
 def run(model_yaml: str, resume: Path | None, data: Path, project: Path, name: str,
         device: str, seed: int, **train_args: Any) -> Path:
-    """Train from ``model_yaml`` (no pretrained weights) or resume ``resume``; returns the
-    best weights. Checkpoints are written every epoch."""
+    """Train from ``model_yaml`` (from scratch), from a ``.pt`` model's weights (fine-tuning
+    an earlier run of this project), or resume ``resume``; returns the best weights.
+    Checkpoints are written every epoch."""
     offline_env()
     from ultralytics import YOLO
 
@@ -33,7 +34,7 @@ def run(model_yaml: str, resume: Path | None, data: Path, project: Path, name: s
         model = YOLO(model_yaml)
         model.train(data=str(data.resolve()), device=device,
                     workers=0 if device == "cpu" else 4, seed=seed, deterministic=True,
-                    pretrained=False, plots=False, amp=device != "cpu",
+                    pretrained=model_yaml.endswith(".pt"), plots=False, amp=device != "cpu",
                     project=str(project.resolve()), name=name, exist_ok=True,
                     fliplr=0.0, flipud=0.0, patience=100, verbose=True, cos_lr=True,
                     **train_args)
