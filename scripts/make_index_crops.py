@@ -24,6 +24,7 @@ import math
 import os
 import random
 import sys
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -125,54 +126,67 @@ def degrade(img: np.ndarray, rng: random.Random) -> np.ndarray:
     return out
 
 
+def index_scene(card: np.ndarray, bx: Sequence[float], rng: random.Random,
+                cover: Callable[[], np.ndarray], from_bottom: bool = False,
+                window: tuple[float, int] = (3.5, 24)
+                ) -> tuple[np.ndarray, tuple[float, float, float, float], np.ndarray]:
+    """A card on a table texture at a random size (index 14–90 px tall) and angle, often
+    half covered by the next card of a fanned column (``cover()`` gives it; it comes from
+    the other end for a bottom-right index) or by a hand. Returns the canvas (a window of
+    ``window[0]`` × the index height + ``window[1]`` px around the index), the index box
+    jittered as a detector's box would be, and the exact box."""
+    ch, cw = card.shape[:2]
+    target = rng.uniform(14, 90)
+    scale = target / ((bx[3] - bx[1]) * ch)
+    size = int(window[0] * target) + window[1]
+    canvas = table_texture(rng, size, size)
+    angle = rng.uniform(-math.pi, math.pi)
+    corners = np.array([[bx[0] * cw, bx[1] * ch], [bx[2] * cw, bx[1] * ch],
+                        [bx[2] * cw, bx[3] * ch], [bx[0] * cw, bx[3] * ch]])
+    m = card_matrix(rng, (ch, cw), scale, angle, (0, 0), rng.uniform(0, 0.08))
+    centre = project(m, corners).mean(axis=0)
+    m = np.array([[1, 0, size / 2 - centre[0]], [0, 1, size / 2 - centre[1]], [0, 0, 1]]) @ m
+    paste(canvas, card, m)
+    if rng.random() < 0.55:  # the next card of a fanned column covers the rest
+        other = cover()
+        if from_bottom:
+            down = -(1 - bx[1] + rng.uniform(0.02, 0.12)) * ch
+        else:
+            down = (bx[3] + rng.uniform(0.02, 0.12)) * ch
+        paste(canvas, other, m @ np.array([[1, 0, 0], [0, 1, down], [0, 0, 1]], np.float64))
+    if rng.random() < 0.15:
+        hand(canvas, rng)
+    pts = project(m, corners)
+    (x1, y1), (x2, y2) = pts.min(axis=0), pts.max(axis=0)
+    bw, bh = x2 - x1, y2 - y1
+    jit = [rng.uniform(-0.12, 0.12) * bw, rng.uniform(-0.12, 0.12) * bh,
+           rng.uniform(-0.12, 0.12) * bw, rng.uniform(-0.12, 0.12) * bh]
+    box = (x1 + jit[0], y1 + jit[1], x2 + jit[2], y2 + jit[3])
+    return canvas, box, np.array([x1, y1, x2, y2])
+
+
 def scene_crops(deck: str, code: str, rng: random.Random, deck_cards: dict[str, np.ndarray],
                 n: int) -> list[tuple[str, np.ndarray]]:
     """``n`` index crops of one card plus about n/8 ``none`` crops from the same scenes."""
     card = deck_cards[code]
-    ch, cw = card.shape[:2]
+    ch = card.shape[0]
     boxes = decks.index_boxes(deck, code, height=ch)
     out: list[tuple[str, np.ndarray]] = []
     for i in range(n):
         if not boxes:
             break
         bx = boxes[i % len(boxes)]
-        idx_h = (bx[3] - bx[1]) * ch
-        if idx_h < 0.06 * ch:  # not a real index measurement
+        if (bx[3] - bx[1]) < 0.06:  # not a real index measurement
             continue
-        target = rng.uniform(14, 90)
-        scale = target / idx_h
-        size = int(3.5 * target) + 24  # a window around the index is all that is cropped
-        canvas = table_texture(rng, size, size)
-        angle = rng.uniform(-math.pi, math.pi)
-        corners = np.array([[bx[0] * cw, bx[1] * ch], [bx[2] * cw, bx[1] * ch],
-                            [bx[2] * cw, bx[3] * ch], [bx[0] * cw, bx[3] * ch]])
-        m = card_matrix(rng, (ch, cw), scale, angle, (0, 0), rng.uniform(0, 0.08))
-        centre = project(m, corners).mean(axis=0)
-        shift = np.array([[1, 0, size / 2 - centre[0]], [0, 1, size / 2 - centre[1]],
-                          [0, 0, 1]])
-        m = shift @ m
-        paste(canvas, card, m)
-        if rng.random() < 0.55:  # the next card of a fanned column covers the rest
-            other = deck_cards[rng.choice(list(deck_cards))]
-            if i % len(boxes) == 0:
-                shift = (bx[3] + rng.uniform(0.02, 0.12)) * ch
-            else:  # bottom-right index: the covering card comes from the other end
-                shift = -(1 - bx[1] + rng.uniform(0.02, 0.12)) * ch
-            off = np.array([[1, 0, 0], [0, 1, shift], [0, 0, 1]], np.float64)
-            paste(canvas, other, m @ off)
-        if rng.random() < 0.15:
-            hand(canvas, rng)
-        pts = project(m, corners)
-        x1, y1 = pts.min(axis=0)
-        x2, y2 = pts.max(axis=0)
-        bw, bh = x2 - x1, y2 - y1
-        jit = [rng.uniform(-0.12, 0.12) * bw, rng.uniform(-0.12, 0.12) * bh,
-               rng.uniform(-0.12, 0.12) * bw, rng.uniform(-0.12, 0.12) * bh]
-        box = (x1 + jit[0], y1 + jit[1], x2 + jit[2], y2 + jit[3])
+        canvas, box, (x1, y1, x2, y2) = index_scene(
+            card, bx, rng, lambda: deck_cards[rng.choice(list(deck_cards))],
+            from_bottom=i % len(boxes) != 0)
         crop = crop_square(degrade(canvas, rng), box, CROP_SIZE,
                            context=rng.uniform(1.15, 1.6))
         out.append((code, crop))
         if i % 8 == 0:  # a crop of the same scene away from any index
+            size = canvas.shape[0]
+            bw, bh = x2 - x1, y2 - y1
             side = rng.uniform(0.6, 1.4) * max(bw, bh)
             cx, cy = rng.uniform(side, size - side), rng.uniform(side, size - side)
             if abs(cx - (x1 + x2) / 2) > bw or abs(cy - (y1 + y2) / 2) > bh:
@@ -189,35 +203,10 @@ def generic_scene_crops(code: str, rng: random.Random, n: int, height: int = 256
     out: list[np.ndarray] = []
     for _ in range(n):
         card, bx = generic_card(code, rng, height)
-        ch, cw = card.shape[:2]
-        idx_h = (bx[3] - bx[1]) * ch
-        target = rng.uniform(14, 90)
-        scale = target / idx_h
-        size = int(2.5 * target) + 16  # no `none` crops here: only the crop's window
-        canvas = table_texture(rng, size, size)
-        angle = rng.uniform(-math.pi, math.pi)
-        corners = np.array([[bx[0] * cw, bx[1] * ch], [bx[2] * cw, bx[1] * ch],
-                            [bx[2] * cw, bx[3] * ch], [bx[0] * cw, bx[3] * ch]])
-        m = card_matrix(rng, (ch, cw), scale, angle, (0, 0), rng.uniform(0, 0.08))
-        centre = project(m, corners).mean(axis=0)
-        shift = np.array([[1, 0, size / 2 - centre[0]], [0, 1, size / 2 - centre[1]],
-                          [0, 0, 1]])
-        m = shift @ m
-        paste(canvas, card, m)
-        if rng.random() < 0.55:  # the next card of a fanned column covers the rest
-            other, _ = generic_card(rng.choice(ALL_CODES), rng, height)
-            down = (bx[3] + rng.uniform(0.02, 0.12)) * ch
-            off = np.array([[1, 0, 0], [0, 1, down], [0, 0, 1]], np.float64)
-            paste(canvas, other, m @ off)
-        if rng.random() < 0.15:
-            hand(canvas, rng)
-        pts = project(m, corners)
-        x1, y1 = pts.min(axis=0)
-        x2, y2 = pts.max(axis=0)
-        bw, bh = x2 - x1, y2 - y1
-        jit = [rng.uniform(-0.12, 0.12) * bw, rng.uniform(-0.12, 0.12) * bh,
-               rng.uniform(-0.12, 0.12) * bw, rng.uniform(-0.12, 0.12) * bh]
-        box = (x1 + jit[0], y1 + jit[1], x2 + jit[2], y2 + jit[3])
+        canvas, box, _exact = index_scene(
+            card, bx, rng, lambda: generic_card(rng.choice(ALL_CODES), rng, height)[0],
+            window=(2.5, 16))  # no `none` crops here: only the crop's window
+        size = canvas.shape[0]
         context = rng.uniform(1.15, 1.6)
         # degrade only the crop's window (and a margin for the blur kernels)
         half = max(box[2] - box[0], box[3] - box[1]) * context / 2 + 8

@@ -12,9 +12,9 @@ resumes with ``--resume``.
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
+from scripts import yolo_train
 from scripts.yolo_train import ROOT, export, run
 
 
@@ -27,20 +27,9 @@ def train(data: Path, epochs: int, imgsz: int, batch: int, device: str, project:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=ROOT / "datasets" / "cards" / "data.yaml")
-    parser.add_argument("--epochs", type=int, default=30)
-    parser.add_argument("--imgsz", type=int, default=320)
-    parser.add_argument("--batch", type=int, default=16)
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--project", type=Path, default=ROOT / "runs")
-    parser.add_argument("--name", default="detector")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--model", default="yolo11n.yaml")
-    parser.add_argument("--resume", type=Path, default=None)
-    parser.add_argument("--out", type=Path, default=ROOT / "models" / "card_detector.onnx")
-    parser.add_argument("--export-only", type=Path, default=None,
-                        help="only export these weights (.pt) to --out")
+    parser = yolo_train.parser(__doc__, ROOT / "datasets" / "cards" / "data.yaml",
+                               ROOT / "models" / "card_detector.onnx", "detector",
+                               "yolo11n.yaml", epochs=30, imgsz=320, batch=16)
     args = parser.parse_args(argv)
     if args.export_only is not None:
         print(export(args.export_only, args.imgsz, args.out))

@@ -10,9 +10,9 @@ resumes with ``--resume``.
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
+from scripts import yolo_train
 from scripts.yolo_train import ROOT, export, run
 
 
@@ -27,21 +27,10 @@ def train(data: Path, epochs: int, imgsz: int, batch: int, device: str, project:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=ROOT / "datasets" / "index_crops")
-    parser.add_argument("--epochs", type=int, default=30)
-    parser.add_argument("--imgsz", type=int, default=64)
-    parser.add_argument("--batch", type=int, default=128)
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--project", type=Path, default=ROOT / "runs")
-    parser.add_argument("--name", default="index_cls")
-    parser.add_argument("--seed", type=int, default=0)
+    parser = yolo_train.parser(__doc__, ROOT / "datasets" / "index_crops",
+                               ROOT / "models" / "index_classifier.onnx", "index_cls",
+                               "yolo11n-cls.yaml", epochs=30, imgsz=64, batch=128)
     parser.add_argument("--lr0", type=float, default=0.002, help="AdamW learning rate")
-    parser.add_argument("--model", default="yolo11n-cls.yaml")
-    parser.add_argument("--resume", type=Path, default=None)
-    parser.add_argument("--out", type=Path, default=ROOT / "models" / "index_classifier.onnx")
-    parser.add_argument("--export-only", type=Path, default=None,
-                        help="only export these weights (.pt) to --out")
     args = parser.parse_args(argv)
     if args.export_only is not None:
         print(export(args.export_only, args.imgsz, args.out))

@@ -3,6 +3,7 @@ from its last checkpoint, and the ONNX export to models/."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import tempfile
@@ -51,3 +52,24 @@ def export(weights: Path, imgsz: int, out: Path) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(onnx, out)
     return out
+
+
+def parser(doc: str, data: Path, out: Path, name: str, model: str, epochs: int, imgsz: int,
+           batch: int) -> argparse.ArgumentParser:
+    """The command line every training script shares (its own options added after)."""
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
+    p.add_argument("--data", type=Path, default=data)
+    p.add_argument("--epochs", type=int, default=epochs)
+    p.add_argument("--imgsz", type=int, default=imgsz)
+    p.add_argument("--batch", type=int, default=batch)
+    p.add_argument("--device", default="cpu", help="cpu, or a GPU index such as 0")
+    p.add_argument("--project", type=Path, default=ROOT / "runs")
+    p.add_argument("--name", default=name)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--model", default=model,
+                   help="a model yaml (from scratch) or an earlier run's .pt (fine-tune)")
+    p.add_argument("--resume", type=Path, default=None, help="a run's last.pt to resume")
+    p.add_argument("--out", type=Path, default=out)
+    p.add_argument("--export-only", type=Path, default=None,
+                   help="only export these weights (.pt) to --out")
+    return p
