@@ -100,6 +100,28 @@ class CardDetector:
         dets = self.raw(image, regions)
         return self.group(image, dets)
 
+    @staticmethod
+    def _index_owner(index_xyxy: np.ndarray, face_xyxy: np.ndarray) -> np.ndarray:
+        """For each index, the face box it belongs to (or -1): indices sit in a corner of
+        their card, so among the boxes holding the index's centre, the one with a corner
+        nearest to it (within 40 % of its diagonal)."""
+        owner = np.full(len(index_xyxy), -1, np.int64)
+        if not len(index_xyxy) or not len(face_xyxy):
+            return owner
+        c = (index_xyxy[:, :2] + index_xyxy[:, 2:]) / 2  # (I, 2)
+        f = face_xyxy  # (F, 4)
+        inside = ((c[:, None, 0] >= f[None, :, 0]) & (c[:, None, 0] <= f[None, :, 2])
+                  & (c[:, None, 1] >= f[None, :, 1]) & (c[:, None, 1] <= f[None, :, 3]))
+        cx, cy = c[:, None, 0], c[:, None, 1]
+        dx = np.minimum(np.abs(cx - f[None, :, 0]), np.abs(cx - f[None, :, 2]))
+        dy = np.minimum(np.abs(cy - f[None, :, 1]), np.abs(cy - f[None, :, 3]))
+        diag = np.hypot(f[:, 2] - f[:, 0], f[:, 3] - f[:, 1])[None, :]
+        dist = np.where(inside, np.hypot(dx, dy) / np.maximum(diag, 1e-6), np.inf)
+        best = dist.argmin(axis=1)
+        ok = dist[np.arange(len(c)), best] < 0.4
+        owner[ok] = best[ok]
+        return owner
+
     def group(self, image: np.ndarray, dets: Detections) -> Detections:
         """Read the indices and report each physical card once."""
         idx = dets[dets.class_id == INDEX]
@@ -113,23 +135,17 @@ class CardDetector:
         code_conf = np.asarray(code_conf, np.float32)[keep] if len(keep) else code_conf
         boxes, confs, names = [], [], []
         used = np.zeros(len(idx), bool)
-        if len(faces) and len(idx):
-            centres = (idx.xyxy[:, :2] + idx.xyxy[:, 2:]) / 2
-            for f in range(len(faces)):
-                x0, y0, x1, y1 = faces.xyxy[f]
-                inside = ((centres[:, 0] >= x0) & (centres[:, 0] <= x1)
-                          & (centres[:, 1] >= y0) & (centres[:, 1] <= y1) & ~used)
-                if not inside.any():
-                    continue
-                members = np.nonzero(inside)[0]
-                best = members[np.argmax(code_conf[members])]
-                # both corner indices of one card: one card; a different code inside the
-                # box belongs to a card on top that covers this one
-                same = members[[codes[m] == codes[best] for m in members]]
-                used[same] = True
-                boxes.append(faces.xyxy[f])
-                confs.append(float(faces.confidence[f] * code_conf[best]))
-                names.append(codes[best])
+        owner = self._index_owner(idx.xyxy, faces.xyxy)
+        for f in range(len(faces)):
+            members = np.nonzero(owner == f)[0]
+            if not len(members):
+                continue
+            # both corner indices of one card: one card, read by its surest index
+            best = members[np.argmax(code_conf[members])]
+            used[members] = True
+            boxes.append(faces.xyxy[f])
+            confs.append(float(faces.confidence[f] * code_conf[best]))
+            names.append(codes[best])
         # indices without a face box: cards showing only their index strip (fanned rivers)
         for i in np.nonzero(~used)[0]:
             if any(codes[i] == n and box_iou(idx.xyxy[i:i + 1], np.asarray(b)[None])[0, 0] > 0
