@@ -1,0 +1,481 @@
+"""A live round: the rules engine fed event by event, and the sources events come from.
+
+:class:`RoundEngine` turns what a source reports (moves, draws, calls, a round end) into the
+events to record: the action itself (a call with ``valid``), the flags the rules raise, and
+the ``round_end`` with the scores once the round is over. Its output for a whole round is a
+log that :func:`rules.log.replay` accepts. A source whose deal is not a whole deck per seat
+(a camera that saw only part of it) runs in *pass-through* mode: its events are recorded as
+they come, the scores counted from the moves.
+
+Sources (all pluggable, see :func:`open_source`):
+
+* ``simulate`` — the bot simulator's log of a fresh round, played as if live;
+* ``log`` — an uploaded event log played as if live;
+* ``events`` — events posted by a client (a tracker running elsewhere);
+* ``video`` / ``camera`` / ``frames`` — frames through the vision pipeline
+  (:class:`VisionPipeline`: table model, detector, ``vision.tracker.Tracker``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rules import HouseRules, RulesError
+from rules.cards import CardCodeError, PlaceError
+from rules.log import LogError, read_events
+from rules.moves import ACTION_TYPES, EndRound, action_from_event
+from rules.simulator import simulate_round
+from rules.table import ImpossibleAction, OrderError, Table
+
+__all__ = ["Batch", "RoundEngine", "SourceError", "VisionPipeline", "log_source",
+           "open_source", "rebuild", "video_source"]
+
+
+class SourceError(ValueError):
+    """A source that cannot be opened or read; the message says why in one line."""
+
+
+class RoundEngine:
+    """The rules engine of one round, fed the events of a source as they arrive."""
+
+    def __init__(self, seats: int, rules: HouseRules, round_no: int = 1) -> None:
+        self.seats = seats
+        self.rules = rules
+        self.round_no = round_no
+        self.table: Table | None = None
+        self.deals: list[dict[str, Any]] = []
+        self.started = False
+        self.ended = False
+        self.last_t = 0
+        self.passthrough = False
+        self.passthrough_reason = ""
+        self._lake = [0] * seats
+        self._nertz = [0] * seats
+        self._false = [0] * seats
+        self._final: dict[str, Any] | None = None
+        self.emptied: list[int] = []
+
+    # --- feeding ----------------------------------------------------------------------
+    def feed(self, event: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
+        """Apply one reported event; returns (events to record, problems). A problem is an
+        event that could not be applied (it is not recorded; the round goes on)."""
+        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+            return [], ["an event must be a JSON object with a 'type'"]
+        kind = event["type"]
+        if self.ended:
+            if kind in ("round_end", "match_end", "flag"):
+                return [], []
+            return [], [f"{kind} after the round's end: ignored"]
+        t = event.get("t_ms", self.last_t)
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or t < 0:
+            return [], [f"t_ms must be a non-negative number, got {t!r}"]
+        t = max(int(t), self.last_t)
+        out: list[dict[str, Any]] = []
+        if not self.started:
+            self.started = True
+            start = {"type": "round_start", "t_ms": 0}
+            if kind == "round_start":
+                start.update({k: v for k, v in event.items() if k not in ("rules", "seats",
+                                                                          "round")})
+            if event.get("seats", self.seats) != self.seats:
+                self.started = False
+                return [], [f"the source has {event.get('seats')} seats, the table "
+                            f"{self.seats}"]
+            start.update({"t_ms": 0, "round": self.round_no, "seats": self.seats,
+                          "rules": self.rules.to_dict()})
+            out.append(start)
+            if kind == "round_start":
+                return out, []
+        elif kind == "round_start":
+            return [], ["a second round_start in one round: ignored"]
+        if kind == "match_end":
+            return out, []
+        if kind == "deal":
+            return self._deal(event, out)
+        if len(self.deals) < self.seats:
+            return out, [f"{kind} before every seat's deal: ignored"]
+        if kind == "flag":
+            if self.passthrough:
+                out.append({**event, "t_ms": t})
+                self.last_t = t
+            return out, []
+        if kind == "round_end":
+            return self._end(event, t, out)
+        if kind not in ACTION_TYPES:
+            return out, [f"unknown event type {kind!r}: ignored"]
+        if self.passthrough:
+            return self._pass(event, t, out)
+        assert self.table is not None
+        try:
+            action = action_from_event(event)
+            flags = self.table.push(action, t)
+        except (ImpossibleAction, OrderError, CardCodeError, PlaceError, ValueError) as exc:
+            return out, [f"{kind} at {t} ms cannot be applied: {exc}"]
+        self.last_t = t
+        recorded = {**event, "t_ms": t}
+        if kind == "call":
+            recorded["valid"] = self.table.calls[-1][2]
+        out.append(recorded)
+        out.extend(f.to_event() for f in flags)
+        for seat in sorted(self.table.nertz_emptied_at):
+            if seat not in self.emptied:
+                self.emptied.append(seat)
+        if self.table.ended:
+            out.append(self._end_event(t))
+        return out, []
+
+    def _deal(self, event: dict[str, Any], out: list[dict[str, Any]]
+              ) -> tuple[list[dict[str, Any]], list[str]]:
+        if len(self.deals) >= self.seats:
+            return out, ["a deal after every seat was dealt: ignored"]
+        if event.get("seat") != len(self.deals):
+            return out, [f"deal of seat {event.get('seat')!r} out of order (expected seat "
+                         f"{len(self.deals)})"]
+        deal = {**event, "t_ms": 0}
+        self.deals.append(deal)
+        out.append(deal)
+        nertz = deal.get("nertz")
+        self._nertz[len(self.deals) - 1] = len(nertz) if isinstance(nertz, list) else 0
+        if len(self.deals) == self.seats:
+            try:
+                self.table = Table.from_deals(self.deals, self.rules, self.round_no)
+            except (ValueError, CardCodeError, KeyError, TypeError) as exc:
+                self.passthrough = True
+                self.passthrough_reason = f"deal not replayable by the rules: {exc}"
+        return out, []
+
+    def _pass(self, event: dict[str, Any], t: int, out: list[dict[str, Any]]
+              ) -> tuple[list[dict[str, Any]], list[str]]:
+        seat = event.get("seat")
+        if not isinstance(seat, int) or not 0 <= seat < self.seats:
+            return out, [f"{event['type']} with a bad seat {seat!r}: ignored"]
+        self.last_t = t
+        recorded = {**event, "t_ms": t}
+        kind = event["type"]
+        n = event.get("n", 1) if isinstance(event.get("n", 1), int) else 1
+        if kind == "move" and str(event.get("to", "")).startswith("lake:"):
+            self._lake[seat] += n
+        if kind == "move" and event.get("from") == f"seat{seat}:nertz":
+            self._nertz[seat] = max(0, self._nertz[seat] - n)
+            if self._nertz[seat] == 0 and seat not in self.emptied:
+                self.emptied.append(seat)
+        if kind == "call":
+            recorded.setdefault("valid", self._nertz[seat] == 0)
+            if not recorded["valid"]:
+                self._false[seat] += 1
+        out.append(recorded)
+        if kind == "call" and recorded["valid"]:
+            out.append(self._end_event(t, "call", seat))
+        return out, []
+
+    def _end(self, event: dict[str, Any], t: int, out: list[dict[str, Any]]
+             ) -> tuple[list[dict[str, Any]], list[str]]:
+        reason = event.get("reason", "stall")
+        problems = []
+        if reason not in ("stall", "abandon"):
+            problems.append(f"round_end says {reason!r} but no true call ended the round; "
+                            "scored as a stall")
+            reason = "stall"
+        self.last_t = t
+        if not self.passthrough:
+            assert self.table is not None
+            self.table.push(EndRound(reason), t)
+        out.append(self._end_event(t, reason))
+        return out, problems
+
+    def end(self, reason: str, t_ms: int | None = None) -> list[dict[str, Any]]:
+        """End the round now (stall or abandon); returns the events to record."""
+        if reason not in ("stall", "abandon"):
+            raise ValueError(f"a round is ended as stall or abandon, not {reason!r}")
+        if self.ended:
+            return []
+        if len(self.deals) < self.seats:
+            self.passthrough = True
+            self.passthrough_reason = "ended before the deal was complete"
+        out, _ = self.feed({"type": "round_end", "t_ms": max(t_ms or 0, self.last_t),
+                            "reason": reason})
+        if not self.ended:  # the source had not started: nothing but the end
+            self.ended = True
+            self._final = self._score(reason, None)
+            out.append({"type": "round_end", "t_ms": self.last_t, **self._final})
+        return out
+
+    def _end_event(self, t: int, reason: str | None = None, caller: int | None = None
+                   ) -> dict[str, Any]:
+        self.ended = True
+        self._final = self._score(reason, caller)
+        return {"type": "round_end", "t_ms": t, **self._final}
+
+    def _score(self, reason: str | None = None, caller: int | None = None) -> dict[str, Any]:
+        if self.table is not None and not self.passthrough:
+            return self.table.score().to_dict()
+        from rules.scoring import score_round
+
+        return score_round(self.rules, list(self._lake), list(self._nertz), list(self._false),
+                           caller, reason).to_dict()
+
+    # --- looking ----------------------------------------------------------------------
+    def score(self) -> dict[str, Any]:
+        """The round's score as it stands (final once ended)."""
+        if self._final is not None:
+            return dict(self._final)
+        return self._score()
+
+    def state(self) -> dict[str, Any]:
+        """What is on the table now, for the live view's schematic."""
+        if self.table is None or self.passthrough:
+            return {"lake": [], "seats": [{"nertz": self._nertz[k]} for k in range(self.seats)],
+                    "passthrough": self.passthrough, "t_ms": self.last_t}
+        tb = self.table
+        lake = []
+        for j, f in enumerate(tb.lake):
+            top = f.top
+            lake.append({"place": f"lake:{j}", "count": len(f.placements),
+                         "top": top.card.code if top else None,
+                         "owner": top.card.owner if top else None})
+        seats = []
+        for k, lay in enumerate(tb.layouts):
+            seats.append({"nertz": len(lay.nertz),
+                          "nertz_top": lay.nertz[-1].code if lay.nertz else None,
+                          "river": [[c.code for c in col] for col in lay.river],
+                          "waste_top": lay.waste[-1].code if lay.waste else None,
+                          "stock": len(lay.stock), "seat": k})
+        return {"lake": lake, "seats": seats, "passthrough": False, "t_ms": self.last_t}
+
+    def suggestions(self, seat: int, card: str | None, dst: str | None, src: str | None
+                    ) -> list[dict[str, Any]]:
+        """Legal moves of ``seat`` now that look most like a misread one (same
+        destination, same source, same rank or suit), best first."""
+        if self.table is None or self.passthrough or self.table.ended:
+            return []
+        scored = []
+        for move in self.table.card_moves(seat):
+            s = 0
+            s += 3 if move.dst == dst else 0
+            s += 2 if move.src == src else 0
+            if card and move.card:
+                s += 2 if move.card[:-1] == card[:-1] else 0
+                s += 1 if move.card[-1] == card[-1] else 0
+            if s:
+                scored.append((s, {"type": "move", "seat": seat, "card": move.card,
+                                   "from": move.src, "to": move.dst, "n": move.n}))
+        scored.sort(key=lambda x: -x[0])
+        return [m for _s, m in scored[:8]]
+
+
+def rebuild(seats: int, rules: HouseRules, round_no: int, events: list[dict[str, Any]]
+            ) -> tuple[RoundEngine, list[dict[str, Any]], list[str]]:
+    """A fresh engine fed a round's (corrected) events: (engine, the round's log as the
+    rules now give it, problems)."""
+    engine = RoundEngine(seats, rules, round_no)
+    log: list[dict[str, Any]] = []
+    problems: list[str] = []
+    for event in events:
+        out, probs = engine.feed(event)
+        log.extend(out)
+        problems.extend(probs)
+    return engine, log, problems
+
+
+# --- sources --------------------------------------------------------------------------
+@dataclass
+class Batch:
+    """What a source produced at one step: events, the position to resume after them, and
+    the frame (JPEG bytes) it came from, if any."""
+
+    events: list[dict[str, Any]]
+    pos: int
+    jpeg: bytes | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def _log_events(source: dict[str, Any], seats: int, rules: HouseRules, round_no: int,
+                uploads: Callable[[str], Path]) -> list[dict[str, Any]]:
+    kind = source["kind"]
+    if kind == "simulate":
+        seed = source.get("seed", 0)
+        mistakes = source.get("mistakes", 0.0)
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise SourceError(f"seed must be an integer, got {seed!r}")
+        if not isinstance(mistakes, (int, float)) or not 0 <= mistakes <= 1:
+            raise SourceError(f"mistakes is a rate between 0 and 1, got {mistakes!r}")
+        return simulate_round(seats, rules, seed, float(mistakes), round_no)
+    path = uploads(str(source.get("upload_id", "")))
+    try:
+        events = [e for _n, e in read_events(path)]
+    except LogError as exc:
+        raise SourceError(f"the uploaded log cannot be read: {exc}") from None
+    want = source.get("round", 1)
+    starts = [i for i, e in enumerate(events) if e["type"] == "round_start"]
+    if not isinstance(want, int) or not 1 <= want <= len(starts):
+        raise SourceError(f"the log has {len(starts)} round(s); no round {want!r}")
+    begin = starts[want - 1]
+    end = starts[want] if want < len(starts) else len(events)
+    chunk = events[begin:end]
+    if chunk[0].get("seats") != seats:
+        raise SourceError(f"the log's round has {chunk[0].get('seats')} seats, the table "
+                          f"{seats}")
+    return chunk
+
+
+async def log_source(events: list[dict[str, Any]], speed: float, start: int = 0
+                     ) -> AsyncIterator[Batch]:
+    """Play events as if live: each at its ``t_ms`` divided by ``speed`` (0: at once),
+    resuming at index ``start`` with the clock set to that event."""
+    if start >= len(events):
+        return
+    t_base = events[start].get("t_ms", 0) if start else 0
+    wall0 = time.monotonic()
+    i = start
+    while i < len(events):
+        t = events[i].get("t_ms", 0)
+        j = i
+        while j < len(events) and events[j].get("t_ms", 0) == t:  # same instant together
+            j += 1
+        if speed > 0:
+            delay = (t - t_base) / 1000.0 / speed - (time.monotonic() - wall0)
+            if delay > 0:
+                await asyncio.sleep(delay)
+        else:
+            await asyncio.sleep(0)
+        yield Batch(events[i:j], j)
+        i = j
+
+
+class VisionPipeline:
+    """Frames → events: the table model, the card detector and ``vision.tracker.Tracker``
+    (issue 6). Raises :class:`SourceError` when those are not available in this build."""
+
+    def __init__(self, table: dict[str, Any], rules: HouseRules) -> None:
+        try:
+            from vision.tracker import Tracker  # type: ignore[import-not-found]
+        except ImportError as exc:
+            raise SourceError(f"frame sources need vision.tracker (issue 6), not available "
+                              f"here: {exc}") from None
+        try:
+            from vision.table_model import TableModel  # type: ignore[import-not-found]
+        except ImportError as exc:
+            raise SourceError(f"frame sources need vision.table_model (issue 5), not "
+                              f"available here: {exc}") from None
+        try:
+            self.model = _table_model(TableModel, table)
+            self.tracker = Tracker(self.model, rules)
+        except (ValueError, OSError) as exc:
+            raise SourceError(f"cannot set up the vision pipeline: {exc}") from None
+        self.detector: Any = None
+        try:
+            from vision.detector import CardDetector
+
+            self.detector = CardDetector.load()
+        except (ImportError, ValueError, OSError) as exc:
+            raise SourceError(f"cannot load the card detector: {exc}") from None
+
+    def process(self, image: Any, t_ms: int) -> list[dict[str, Any]]:
+        """One frame in, the tracker's events out."""
+        regions = None
+        changed = getattr(self.tracker, "changed_regions", None)
+        if callable(changed):
+            regions = changed(image)
+        detections = (self.detector(image, regions=regions) if regions is not None
+                      else self.detector(image))
+        observation = self.model.observe(image, detections, t_ms=t_ms)
+        return list(self.tracker.update(observation))
+
+    def call(self, seat: int, t_ms: int) -> list[dict[str, Any]]:
+        """A call pressed on the page, as the tracker records it."""
+        result = self.tracker.call(seat, t_ms)
+        return list(result or [])
+
+
+def _table_model(cls: Any, table: dict[str, Any]) -> Any:
+    """Build the table model from the stored profile (TOML text, or the calibration)."""
+    import tempfile
+
+    if table.get("profile_toml"):
+        with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as fh:
+            fh.write(table["profile_toml"])
+        return cls.load(fh.name)
+    for name in ("from_profile", "from_dict"):
+        make = getattr(cls, name, None)
+        if callable(make):
+            return make({"seats": table["seats"], "calibration": table.get("calibration"),
+                         "backs": table.get("backs")})
+    raise SourceError("the table has no profile for the table model; upload one (PUT "
+                      "/api/tables/{id}/profile)")
+
+
+async def video_source(target: str | int, pipeline: VisionPipeline, speed: float,
+                       start: int = 0) -> AsyncIterator[Batch]:
+    """Frames of a video file (played as if live) or a camera index through the pipeline."""
+    import cv2
+
+    cap = await asyncio.to_thread(cv2.VideoCapture, target)
+    if not cap.isOpened():
+        raise SourceError(f"cannot open {'camera' if isinstance(target, int) else 'video'} "
+                          f"{target!r}")
+    fps = cap.get(cv2.CAP_PROP_FPS) or 30.0
+    live = isinstance(target, int)
+    if start and not live:
+        cap.set(cv2.CAP_PROP_POS_FRAMES, start)
+    n = start
+    wall0 = time.monotonic()
+    last_jpeg = 0.0
+    try:
+        while True:
+            ok, image = await asyncio.to_thread(cap.read)
+            if not ok:
+                break
+            t_ms = int((time.monotonic() - wall0) * 1000) if live else int(n * 1000 / fps)
+            events = await asyncio.to_thread(pipeline.process, image, t_ms)
+            for e in events:
+                e.setdefault("frame", n)
+            n += 1
+            jpeg = None
+            if time.monotonic() - last_jpeg > 0.2:
+                last_jpeg = time.monotonic()
+                ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 70])
+                jpeg = buf.tobytes() if ok else None
+            yield Batch(events, n, jpeg, {"frame": n, "fps": fps})
+            if not live and speed > 0:
+                delay = (n - start) / fps / speed - (time.monotonic() - wall0)
+                if delay > 0:
+                    await asyncio.sleep(delay)
+    finally:
+        cap.release()
+
+
+def open_source(source: dict[str, Any], table: dict[str, Any], rules: HouseRules,
+                round_no: int, uploads: Callable[[str], Path], start: int = 0,
+                camera_allowed: bool = False
+                ) -> tuple[AsyncIterator[Batch] | None, VisionPipeline | None]:
+    """(the batches of a source, its vision pipeline); no batches for sources fed through
+    the API (``events``, ``frames``). Raises :class:`SourceError` for one that cannot run."""
+    kind = source.get("kind")
+    speed = source.get("speed", 1.0)
+    if isinstance(speed, bool) or not isinstance(speed, (int, float)) or speed < 0:
+        raise SourceError(f"speed must be a non-negative number, got {speed!r}")
+    if kind in ("simulate", "log"):
+        try:
+            events = _log_events(source, table["seats"], rules, round_no, uploads)
+        except RulesError as exc:
+            raise SourceError(str(exc)) from None
+        return log_source(events, float(speed), start), None
+    if kind == "events":
+        return None, None
+    if kind in ("video", "camera", "frames"):
+        if kind == "camera" and not camera_allowed:
+            raise SourceError("this server was not started with a camera (nertz serve "
+                              "--camera N)")
+        pipeline = VisionPipeline(table, rules)
+        if kind == "frames":
+            return None, pipeline
+        target: str | int = (int(source.get("index", 0)) if kind == "camera"
+                             else str(uploads(str(source.get("upload_id", "")))))
+        return video_source(target, pipeline, float(speed), start), pipeline
+    raise SourceError(f"unknown source kind {kind!r}; known: simulate, log, events, video, "
+                      "camera, frames")
