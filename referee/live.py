@@ -92,7 +92,7 @@ class RoundEngine:
             if kind == "round_start":
                 return out, []
         elif kind == "round_start":
-            return [], ["a second round_start in one round: ignored"]
+            return [], [] if not self.deals else ["a second round_start in one round: ignored"]
         if kind == "match_end":
             return out, []
         if kind == "deal":
