@@ -64,7 +64,10 @@ class PlaceView:
 class Observation:
     """One frame's view of the table. ``table_found`` is False when the table is not in
     view (then ``places`` is empty: no guess). ``loose`` holds cards seen outside every
-    place (in a hand, in flight); ``hands`` the boxes of hands and arms."""
+    place (in a hand, in flight); ``hands`` the boxes of hands and arms. ``camera`` says
+    why the table was not found (``"ok"``, ``"no_table"``, ``"moved"``: the camera moved
+    and no markers are in view to follow it); ``alerts`` are one-line notices of the
+    table model (a back of another seat's design in a seat's area, …)."""
 
     frame: int
     t_ms: float
@@ -72,6 +75,8 @@ class Observation:
     hands: list[Box] = field(default_factory=list)
     loose: list[SeenCard] = field(default_factory=list)
     table_found: bool = True
+    camera: str = "ok"
+    alerts: list[str] = field(default_factory=list)
 
     def __getitem__(self, place: str) -> PlaceView:
         return self.places.get(place) or PlaceView(place)

@@ -1,0 +1,298 @@
+"""From image pixels to the table plane: ArUco markers (or four given table corners) give a
+homography, with a one-parameter radial lens model fitted from the markers' 16 corners;
+a cheap global-shift check tells when the camera has moved since the last calibration.
+
+>>> plane = fit_markers(detect_markers(image), MarkerLayout.for_table("rect", 1400, 900))
+>>> plane.to_mm([[640, 360]])          # image pixels → table mm (x right, y down)
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+__all__ = ["CalibrationError", "CameraWatch", "MarkerLayout", "PlaneMap", "detect_markers",
+           "fit_markers", "from_corners", "marker_sheet", "write_marker_pdf"]
+
+MARKER_DICT = cv2.aruco.DICT_4X4_50
+#: Side of a marker's black code in mm (the printed square with its white margin is 70 mm).
+MARKER_CODE_MM = 52.5
+MARKER_PAPER_MM = 70.0
+
+
+class CalibrationError(ValueError):
+    """The table plane cannot be found from what was given (one line)."""
+
+
+@dataclass(frozen=True)
+class PlaneMap:
+    """Table mm ↔ image pixels: ``hom`` maps table mm to undistorted pixels; ``kappa``
+    (1/px²) undistorts a pixel radially about ``centre``: ``u = c + (p - c)(1 + κ r²)``."""
+
+    hom: np.ndarray
+    centre: tuple[float, float] = (0.0, 0.0)
+    kappa: float = 0.0
+    residual_px: float = 0.0
+
+    def undistort(self, px: np.ndarray) -> np.ndarray:
+        p = np.asarray(px, np.float64).reshape(-1, 2)
+        if not self.kappa:
+            return p
+        d = p - self.centre
+        return self.centre + d * (1 + self.kappa * (d * d).sum(1, keepdims=True))
+
+    def distort(self, px: np.ndarray) -> np.ndarray:
+        """Inverse of :meth:`undistort` (a few fixed-point steps)."""
+        u = np.asarray(px, np.float64).reshape(-1, 2)
+        if not self.kappa:
+            return u
+        du = u - self.centre
+        d = du.copy()
+        for _ in range(8):
+            d = du / (1 + self.kappa * (d * d).sum(1, keepdims=True))
+        return self.centre + d
+
+    def to_mm(self, px: np.ndarray) -> np.ndarray:
+        """Image pixels (N, 2) → table mm (N, 2)."""
+        u = self.undistort(px)
+        p = np.column_stack([u, np.ones(len(u))]) @ np.linalg.inv(self.hom).T
+        return p[:, :2] / p[:, 2:3]
+
+    def to_px(self, mm: np.ndarray) -> np.ndarray:
+        """Table mm (N, 2) → image pixels (N, 2)."""
+        m = np.asarray(mm, np.float64).reshape(-1, 2)
+        p = np.column_stack([m, np.ones(len(m))]) @ self.hom.T
+        return self.distort(p[:, :2] / p[:, 2:3])
+
+    def moved_mm(self, other: PlaneMap, points_mm: np.ndarray) -> float:
+        """The largest distance (mm) between where the two maps put the same pixels."""
+        px = self.to_px(points_mm)
+        return float(np.linalg.norm(other.to_mm(px) - points_mm, axis=1).max())
+
+
+@dataclass(frozen=True)
+class MarkerLayout:
+    """Which ArUco ids lie where on the table: each marker's code centre (mm) and the
+    code's side; a marker lies square to the table edges, printed top towards -y."""
+
+    ids: tuple[int, ...] = (0, 1, 2, 3)
+    centres_mm: tuple[tuple[float, float], ...] = ()
+    code_mm: float = MARKER_CODE_MM
+
+    @classmethod
+    def for_table(cls, shape: str, width_mm: float, depth_mm: float) -> MarkerLayout:
+        """The default spots: the four corners, 52.5 mm in from each edge (on a round table
+        at the rim on the diagonals), ids 0–3 clockwise from the top left."""
+        inset = MARKER_PAPER_MM * 0.75
+        if shape == "round":
+            r = width_mm / 2 / math.sqrt(2) - inset
+            w = d = r
+        else:
+            w, d = width_mm / 2 - inset, depth_mm / 2 - inset
+        return cls((0, 1, 2, 3), ((-w, -d), (w, -d), (w, d), (-w, d)))
+
+    def corners_mm(self, marker_id: int) -> np.ndarray:
+        """The code's corners (top-left, top-right, bottom-right, bottom-left) in mm."""
+        cx, cy = self.centres_mm[self.ids.index(marker_id)]
+        h = self.code_mm / 2
+        return np.array([[cx - h, cy - h], [cx + h, cy - h], [cx + h, cy + h],
+                         [cx - h, cy + h]])
+
+
+_DETECTOR: cv2.aruco.ArucoDetector | None = None
+
+
+def _detector() -> cv2.aruco.ArucoDetector:
+    global _DETECTOR
+    if _DETECTOR is None:
+        params = cv2.aruco.DetectorParameters()
+        params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+        _DETECTOR = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(MARKER_DICT),
+                                            params)
+    return _DETECTOR
+
+
+def detect_markers(image: np.ndarray) -> dict[int, np.ndarray]:
+    """ArUco markers in a BGR or grey frame: id → 4×2 corner pixels (cv2.aruco order)."""
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    corners, ids, _rej = _detector().detectMarkers(grey)
+    if ids is None:
+        return {}
+    return {int(i): c.reshape(4, 2).astype(np.float64) for i, c in zip(ids.ravel(), corners,
+                                                                       strict=True)}
+
+
+def _fit(mm: np.ndarray, px: np.ndarray, centre: np.ndarray, kappa: float
+         ) -> tuple[np.ndarray, float]:
+    d = px - centre
+    u = centre + d * (1 + kappa * (d * d).sum(1, keepdims=True))
+    hom, _ = cv2.findHomography(mm, u, 0)
+    if hom is None:
+        raise CalibrationError("the marker corners do not give a homography")
+    pr = cv2.perspectiveTransform(mm[None].astype(np.float64), hom)[0]
+    return hom / hom[2, 2], float(np.linalg.norm(pr - u, axis=1).mean())
+
+
+def fit_markers(found: dict[int, np.ndarray], layout: MarkerLayout,
+                image_size: tuple[int, int], min_markers: int = 3,
+                lens: bool = True) -> PlaneMap:
+    """The plane map from the markers found (at least ``min_markers`` of the layout's);
+    with ``lens`` a radial distortion is fitted too when it explains the corners clearly
+    better than none."""
+    known = [i for i in layout.ids if i in found]
+    if len(known) < min_markers:
+        raise CalibrationError(f"{len(known)} of the table's markers in view, "
+                               f"{min_markers} needed")
+    mm = np.concatenate([layout.corners_mm(i) for i in known])
+    px = np.concatenate([found[i] for i in known])
+    centre = np.array(image_size, np.float64) / 2
+    hom, err0 = _fit(mm, px, centre, 0.0)
+    best = (err0, 0.0, hom)
+    if lens and len(known) >= 4:
+        f2 = (image_size[0] / 2) ** 2
+        for k in np.linspace(-0.5, 0.5, 101) / f2:
+            h, e = _fit(mm, px, centre, float(k))
+            if e < best[0]:
+                best = (e, float(k), h)
+        lo = best[1] - 0.01 / f2
+        for k in np.linspace(lo, lo + 0.02 / f2, 41):
+            h, e = _fit(mm, px, centre, float(k))
+            if e < best[0]:
+                best = (e, float(k), h)
+        if not (best[0] < 0.8 * err0 and err0 - best[0] > 0.1):
+            best = (err0, 0.0, hom)
+    return PlaneMap(best[2], (float(centre[0]), float(centre[1])), best[1], best[0])
+
+
+def from_corners(corners_px: Sequence[Sequence[float]], shape: str, width_mm: float,
+                 depth_mm: float) -> PlaneMap:
+    """The plane map from the table's four corners clicked in the image (top-left,
+    top-right, bottom-right, bottom-left as seen from seat 0; a round table: the four
+    points where the rim meets the diagonals of its bounding square are not used, give the
+    rim's top, right, bottom and left points instead)."""
+    px = np.asarray(corners_px, np.float64)
+    if px.shape != (4, 2) or not np.all(np.isfinite(px)):
+        raise CalibrationError("corners: four x,y image points are needed")
+    w, d = width_mm / 2, depth_mm / 2
+    if shape == "round":
+        mm = np.array([[0, -d], [w, 0], [0, d], [-w, 0]], np.float64)
+    else:
+        mm = np.array([[-w, -d], [w, -d], [w, d], [-w, d]], np.float64)
+    hom = cv2.getPerspectiveTransform(mm.astype(np.float32), px.astype(np.float32))
+    if abs(np.linalg.det(hom)) < 1e-12:
+        raise CalibrationError("corners: the four points are degenerate")
+    # a proper quadrilateral keeps its winding: all cross products of the same sign
+    q = np.roll(px, -1, 0) - px
+    cross = q[:, 0] * np.roll(q, -1, 0)[:, 1] - q[:, 1] * np.roll(q, -1, 0)[:, 0]
+    if not (np.all(cross > 0) or np.all(cross < 0)):
+        raise CalibrationError("corners: the four points do not form a convex quadrilateral")
+    return PlaneMap(hom / hom[2, 2])
+
+
+@dataclass
+class CameraWatch:
+    """Has the camera moved since the reference frame? A phase correlation of small grey
+    thumbnails: a global shift of more than ``max_shift_px`` (full-frame pixels), or a
+    frame that no longer resembles the reference, counts as a move."""
+
+    width: int = 160
+    max_shift_px: float = 4.0
+    min_response: float = 0.08
+    reference: np.ndarray | None = field(default=None, repr=False)
+    scale: float = 1.0
+
+    def _thumb(self, image: np.ndarray) -> np.ndarray:
+        grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        self.scale = grey.shape[1] / self.width
+        h = max(8, int(round(grey.shape[0] / self.scale)))
+        small = cv2.resize(grey, (self.width, h), interpolation=cv2.INTER_AREA)
+        small = small.astype(np.float32)
+        return (small - small.mean()) / (small.std() + 1e-3)
+
+    def set_reference(self, image: np.ndarray) -> None:
+        self.reference = self._thumb(image)
+
+    def moved(self, image: np.ndarray) -> bool:
+        """True when the frame looks shifted or different against the reference."""
+        if self.reference is None:
+            return False
+        cur = self._thumb(image)
+        if cur.shape != self.reference.shape:
+            return True
+        win = cv2.createHanningWindow(cur.shape[::-1], cv2.CV_32F)
+        (dx, dy), response = cv2.phaseCorrelate(self.reference, cur, win)
+        shift = math.hypot(dx, dy) * self.scale
+        return shift > self.max_shift_px or response < self.min_response
+
+
+# --- printable markers -------------------------------------------------------------------
+
+def marker_sheet(dpi: int = 150, layout: MarkerLayout | None = None) -> np.ndarray:
+    """An A4 page (grey image) with the four markers at true size (70 mm squares with a
+    52.5 mm code) to cut out, each labelled with its id and where it goes."""
+    layout = layout or MarkerLayout((0, 1, 2, 3), ((0, 0),) * 4)
+    mm = dpi / 25.4
+    page = np.full((int(297 * mm), int(210 * mm)), 255, np.uint8)
+    dictionary = cv2.aruco.getPredefinedDictionary(MARKER_DICT)
+    where = ["top left", "top right", "bottom right", "bottom left"]
+    code_px = int(round(layout.code_mm * mm))
+    paper_px = int(round(MARKER_PAPER_MM * mm))
+    for n, marker_id in enumerate(layout.ids[:4]):
+        col, row = n % 2, n // 2
+        x0 = int((25 + col * 90) * mm)
+        y0 = int((45 + row * 105) * mm)
+        cv2.rectangle(page, (x0, y0), (x0 + paper_px, y0 + paper_px), 160, 1)
+        code = cv2.aruco.generateImageMarker(dictionary, marker_id, code_px)
+        off = (paper_px - code_px) // 2
+        page[y0 + off:y0 + off + code_px, x0 + off:x0 + off + code_px] = code
+        cv2.putText(page, f"id {marker_id}: {where[n]} corner", (x0, y0 + paper_px + int(8 * mm)),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.018 * dpi / 4, 0, max(1, dpi // 100))
+        # an arrow: this edge points to the far side of the table (away from seat 0)
+        cv2.arrowedLine(page, (x0 + paper_px // 2, y0 - int(3 * mm)),
+                        (x0 + paper_px // 2, y0 - int(12 * mm)), 0, max(1, dpi // 75),
+                        tipLength=0.3)
+    lines = ["Nertz referee table markers (ArUco DICT_4X4_50). Print at 100 % scale;",
+             "the black codes must measure 52.5 mm. Cut along the grey squares.",
+             "Tape one marker at each table corner, 52.5 mm in from both edges",
+             "(round table: on the rim at the diagonals), arrows pointing away",
+             "from seat 0, ids clockwise from the top left as seen from seat 0."]
+    for i, text in enumerate(lines):
+        cv2.putText(page, text, (int(12 * mm), int((12 + 6 * i) * mm)),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.014 * dpi / 4, 0, max(1, dpi // 150))
+    return page
+
+
+def write_marker_pdf(path: str, page: np.ndarray, dpi: int = 150) -> None:
+    """A one-page A4 PDF holding ``page`` (grey, 8-bit) as a Flate-compressed image."""
+    h, w = page.shape[:2]
+    data = zlib.compress(np.ascontiguousarray(page, np.uint8).tobytes(), 9)
+    pw, ph = w * 72.0 / dpi, h * 72.0 / dpi
+    content = f"q {pw:.2f} 0 0 {ph:.2f} 0 0 cm /Im0 Do Q".encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        (f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {pw:.2f} {ph:.2f}] "
+         f"/Resources << /XObject << /Im0 4 0 R >> >> /Contents 5 0 R >>").encode(),
+        (f"<< /Type /XObject /Subtype /Image /Width {w} /Height {h} /ColorSpace /DeviceGray "
+         f"/BitsPerComponent 8 /Filter /FlateDecode /Length {len(data)} >>\nstream\n"
+         ).encode() + data + b"\nendstream",
+        f"<< /Length {len(content)} >>\nstream\n".encode() + content + b"\nendstream",
+    ]
+    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for i, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += f"{i} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    for off in offsets:
+        out += f"{off:010d} 00000 n \n".encode()
+    out += (f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n"
+            ).encode()
+    with open(path, "wb") as fh:
+        fh.write(bytes(out))

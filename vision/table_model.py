@@ -1,0 +1,489 @@
+"""The table model: from image pixels to places. It keeps the camera calibrated (ArUco
+markers every few frames, or a fixed homography from four corners), knows each seat's area
+and places (proposed from the seat count and table shape, refined from the deal), tracks
+the lake's foundations as piles with stable ids, and turns a frame's detections into an
+:class:`~vision.observation.Observation`.
+
+>>> model = TableModel.load("table.toml")
+>>> obs = model.observe(image, detections, frame=12, t_ms=400.0)
+>>> obs["seat1:river2"].top, obs.camera, obs.alerts
+
+``covered``: detections carry no hands, so the model keeps a slowly updated background of
+the frame (a ~0.7 s running average of a small grey copy); a place's ``covered`` is the
+share of its cards' boxes (its spot when empty) where the frame differs from that
+background — an arm, a hand or a card moving there — and ``hands`` are the larger blobs of
+that difference. A place that just changed therefore reads as covered for a moment, which
+is what a tracker waiting for stable places wants.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from .calibration import CalibrationError, CameraWatch, PlaneMap, detect_markers, fit_markers
+from .detections import Detections
+from .observation import Observation, PlaceView, SeenCard
+from .profile import (
+    CARD_H_MM,
+    CARD_W_MM,
+    SEAT_DEPTH_MM,
+    ProfileError,
+    SeatProfile,
+    TableProfile,
+)
+
+__all__ = ["ProfileError", "TableModel"]
+
+CARD_AREA_MM2 = CARD_W_MM * CARD_H_MM
+#: From a top-left corner index's centre to its card's centre, in the card's frame (mm).
+INDEX_TO_CENTRE = np.array([CARD_W_MM / 2 - 6.0, CARD_H_MM / 2 - 13.0])
+
+
+@dataclass(eq=False)
+class _Pile:
+    """One lake foundation: its id, where it lies (mm), its top code, when last seen."""
+
+    pid: int
+    pos: np.ndarray
+    top: str | None
+    last_ms: float
+    retired: bool = False
+
+
+@dataclass(eq=False)
+class _Candidate:
+    pos: np.ndarray
+    first_ms: float
+    last_ms: float
+    seen: int = 1
+
+
+@dataclass
+class _Mapped:
+    """One detection on the table: its card centre (mm) and what it is."""
+
+    i: int
+    centre: np.ndarray
+    index_only: bool
+    card: SeenCard
+
+
+def _seg_dist(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    ab = b - a
+    t = float(np.clip(np.dot(p - a, ab) / max(float(np.dot(ab, ab)), 1e-9), 0, 1))
+    return float(np.linalg.norm(p - (a + t * ab)))
+
+
+class TableModel:
+    """Image → table plane → places (see the module doc). ``marker_every``: how often (in
+    frames) markers are looked for while the camera seems still; every frame after a
+    move. ``max_place_mm``: how far from every place a card in a seat's area may lie
+    before it counts as loose (in a hand)."""
+
+    def __init__(self, profile: TableProfile, marker_every: int = 5,
+                 max_place_mm: float = 34.0, motion_threshold: float = 22.0) -> None:
+        self.profile = profile
+        self.rules = profile.rules
+        self.marker_every = max(1, marker_every)
+        self.max_place_mm = max_place_mm
+        self.motion_threshold = motion_threshold
+        self.plane: PlaneMap | None = profile.plane
+        self.watch = CameraWatch()
+        self.camera = "ok"
+        self.calibrated_at: float | None = None
+        self.learned: set[int] = {s.index for s in profile.seats if s.places}
+        for s in profile.seats:
+            if not s.places:
+                self._nominal_places(s)
+        self.piles: list[_Pile] = []
+        self.candidates: list[_Candidate] = []
+        self._bg: np.ndarray | None = None
+        self._frames = 0
+        self._alerted: set[str] = set()
+
+    # --- profile -------------------------------------------------------------------------
+    @classmethod
+    def load(cls, path: str | Path, **kw: Any) -> TableModel:
+        """The model of a saved table profile (TOML)."""
+        return cls(TableProfile.load(path), **kw)
+
+    def save(self, path: str | Path) -> None:
+        """Save the profile with what was learned (calibration, places, back designs)."""
+        if self.plane is not None and self.profile.markers is None:
+            self.profile.plane = self.plane
+        self.profile.save(path)
+
+    @property
+    def seats(self) -> list[SeatProfile]:
+        return self.profile.seats
+
+    def _nominal_places(self, s: SeatProfile) -> None:
+        """The house layout in the seat's frame: nertz pile, the river row, stock and waste
+        in one row nearest the lake, from the player's left."""
+        n = self.rules.river_columns
+        pitch = s.pitch_mm
+        row_w = (n + 1) * pitch + 2 * pitch + 2 * s.fan_mm
+        x0 = -row_w / 2 + CARD_W_MM / 2
+        y0 = -SEAT_DEPTH_MM / 2 + CARD_H_MM / 2
+        local = {"nertz": (x0, y0), **{f"river{i}": (x0 + (i + 1) * pitch, y0)
+                                       for i in range(n)},
+                 "stock": (x0 + (n + 1) * pitch, y0), "waste": (x0 + (n + 2) * pitch, y0)}
+        pts = s.to_table(np.array(list(local.values())))
+        s.places = {k: (float(p[0]), float(p[1])) for k, p in zip(local, pts, strict=True)}
+
+    def start_round(self) -> None:
+        """Forget the lake and the learned places: the next deal is learned again."""
+        self.piles, self.candidates = [], []
+        self.learned = set()
+        self._alerted = set()
+
+    # --- calibration ---------------------------------------------------------------------
+    def _calibrate(self, image: np.ndarray, t_ms: float) -> str:
+        """Update the plane map; returns the camera state (ok / moved / no_table)."""
+        moved = self.watch.moved(image)
+        markers = self.profile.markers
+        if markers is not None and (moved or self.plane is None or self.camera != "ok"
+                                    or self._frames % self.marker_every == 0):
+            h, w = image.shape[:2]
+            try:
+                plane = fit_markers(detect_markers(image), markers, (w, h))
+            except CalibrationError:
+                plane = None
+            if plane is not None:
+                self.plane = plane
+                self.watch.set_reference(image)
+                self.calibrated_at = t_ms
+                return "ok"
+        if self.plane is None:
+            return "no_table"
+        if self.watch.reference is None:
+            self.watch.set_reference(image)
+            return "ok"
+        if moved:
+            return "moved"
+        return "ok"
+
+    # --- mapping -------------------------------------------------------------------------
+    def _map(self, dets: Detections) -> list[_Mapped]:
+        assert self.plane is not None
+        out = []
+        for i in range(len(dets)):
+            x1, y1, x2, y2 = (float(v) for v in dets.xyxy[i])
+            if dets.corners is not None and np.all(np.isfinite(dets.corners[i])):
+                centre_px = dets.corners[i].mean(axis=0)
+            else:
+                centre_px = np.array([(x1 + x2) / 2, (y1 + y2) / 2])
+            quad = self.plane.to_mm(np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]]))
+            area = 0.5 * abs(float(np.dot(quad[:, 0], np.roll(quad[:, 1], 1))
+                                   - np.dot(quad[:, 1], np.roll(quad[:, 0], 1))))
+            code = dets.code[i] if dets.code[i] is not None else "back"
+            card = SeenCard(str(code), (x1, y1, x2, y2), float(dets.confidence[i]),
+                            dets.design[i])
+            out.append(_Mapped(i, self.plane.to_mm(centre_px[None])[0],
+                               area < 0.3 * CARD_AREA_MM2 and code != "back", card))
+        return out
+
+    def _seat_candidates(self, s: SeatProfile, m: _Mapped) -> tuple[float, str] | None:
+        """(distance, place) of the seat's nearest place, or None outside its area."""
+        p = m.centre
+        if m.index_only:
+            u, v = s.axes()
+            p = p + INDEX_TO_CENTRE[0] * u + INDEX_TO_CENTRE[1] * v
+        loc = s.to_local(p[None])[0]
+        anchors = {k: s.to_local(np.array(v)[None])[0] for k, v in s.places.items()}
+        us = [a[0] for a in anchors.values()]
+        vs = [a[1] for a in anchors.values()]
+        if not (min(us) - 0.75 * CARD_W_MM <= loc[0] <= max(us) + 0.75 * CARD_W_MM
+                + 2 * s.fan_mm and loc[1] >= min(vs) - 0.5 * CARD_H_MM - 12
+                and loc[1] <= min(vs) + SEAT_DEPTH_MM + 160):
+            return None
+        best = (math.inf, "")
+        for name, a in anchors.items():
+            if name.startswith("river"):
+                d = _seg_dist(loc, a, a + np.array([0.0, 420.0]))
+            elif name == "waste":
+                d = _seg_dist(loc, a, a + np.array([2.6 * s.fan_mm * self._waste_dir(s),
+                                                    0.0]))
+            else:
+                d = float(np.linalg.norm(loc - a))
+            if d < best[0]:
+                best = (d, name)
+        return best
+
+    def _waste_dir(self, s: SeatProfile) -> float:
+        if "stock" in s.places and "nertz" in s.places:
+            loc = s.to_local(np.array([s.places["nertz"], s.places["stock"]]))
+            if "river0" in s.places:
+                r0 = s.to_local(np.array(s.places["river0"])[None])[0]
+                return 1.0 if r0[0] >= loc[0][0] else -1.0
+        return 1.0
+
+    def _on_table(self, p: np.ndarray) -> bool:
+        pr = self.profile
+        if pr.shape == "round":
+            return float(np.linalg.norm(p)) <= pr.width_mm / 2 + 20
+        return abs(p[0]) <= pr.width_mm / 2 + 20 and abs(p[1]) <= pr.depth_mm / 2 + 20
+
+    # --- lake ----------------------------------------------------------------------------
+    def _lake_place(self, m: _Mapped, t_ms: float, taken: set[int]) -> str | None:
+        p = m.centre
+        radius = 48.0 if m.index_only else 40.0
+        live = [q for q in self.piles if not q.retired]
+        best = min(live, key=lambda q: float(np.linalg.norm(q.pos - p)), default=None)
+        if best is not None and float(np.linalg.norm(best.pos - p)) < radius:
+            rank = m.card.code[:-1] if m.card.face_up else None
+            stale = t_ms - best.last_ms > 400
+            if stale and best.top is not None and best.top[:-1] == "K":
+                best.retired = True  # a finished pile set aside: a new pile takes its spot
+            elif stale and rank == "A" and best.top is not None and best.top[:-1] != "A":
+                best.retired = True
+            else:
+                if not m.index_only and best.pid not in taken:
+                    best.pos = 0.7 * best.pos + 0.3 * p
+                best.last_ms = t_ms
+                if m.card.face_up and not m.index_only:
+                    best.top = m.card.code
+                taken.add(best.pid)
+                return f"lake:{best.pid}"
+        # a card not on a known pile: a new pile once it has lain still for a moment
+        for c in self.candidates:
+            if float(np.linalg.norm(c.pos - p)) < 12.0:
+                c.seen += 1
+                c.last_ms = t_ms
+                c.pos = 0.5 * c.pos + 0.5 * p
+                if c.seen >= 2 and t_ms - c.first_ms >= 60:
+                    self.candidates.remove(c)
+                    pile = _Pile(len(self.piles), c.pos.copy(),
+                                 m.card.code if m.card.face_up else None, t_ms)
+                    self.piles.append(pile)
+                    taken.add(pile.pid)
+                    return f"lake:{pile.pid}"
+                return None
+        self.candidates.append(_Candidate(p.copy(), t_ms, t_ms))
+        return None
+
+    # --- back designs --------------------------------------------------------------------
+    def _learn_seat(self, s: SeatProfile, ups: list[_Mapped], backs: list[_Mapped],
+                    image: np.ndarray, dets: Detections) -> list[str]:
+        """Refine a seat's places from its deal: one row of face-up cards (the nertz pile's
+        top and the river), the stock face down; register or confirm its back design."""
+        pts = np.array([m.centre for m in ups])
+        loc = s.to_local(pts)
+        slope = np.polyfit(loc[:, 0], loc[:, 1], 1)[0] if len(loc) > 1 else 0.0
+        s.angle_deg = s.angle_deg + math.degrees(math.atan(slope))
+        loc = s.to_local(pts)
+        order = np.argsort(loc[:, 0])
+        stock = max(backs, key=lambda m: (m.card.box[2] - m.card.box[0])
+                    * (m.card.box[3] - m.card.box[1]))
+        sl = s.to_local(stock.centre[None])[0]
+        # the nertz pile is the row's end on the player's left, unless the stock lies
+        # beyond that end (a mirrored layout)
+        if sl[0] < loc[order[0], 0] - 0.6 * CARD_W_MM and sl[1] < loc[:, 1].mean() + 30:
+            order = order[::-1]
+        row = loc[order]
+        pitch = float(np.median(np.abs(np.diff(row[:, 0])))) if len(row) > 1 else s.pitch_mm
+        direction = 1.0 if len(row) < 2 or row[1, 0] > row[0, 0] else -1.0
+        places = {"nertz": row[0], **{f"river{i}": row[i + 1] for i in range(len(row) - 1)},
+                  "stock": sl, "waste": sl + np.array([direction * pitch, 0.0])}
+        tab = s.to_table(np.array(list(places.values())))
+        s.places = {k: (float(p[0]), float(p[1])) for k, p in zip(places, tab, strict=True)}
+        s.pitch_mm = pitch
+        self.learned.add(s.index)
+        return self._check_back(s, [stock], image, dets, register=True)
+
+    def _check_back(self, s: SeatProfile, backs: list[_Mapped], image: np.ndarray,
+                    dets: Detections, register: bool = False) -> list[str]:
+        registry = self.profile.backs
+        alerts = []
+        for m in backs:
+            design = m.card.design
+            if design is None and registry is not None and len(registry.ids):
+                design, conf = registry.match_frame(image, dets.xyxy[m.i:m.i + 1])[0]
+                if conf < 0.5:
+                    design = None
+            if register and registry is not None and (s.back is None
+                                                      or s.back not in registry.ids):
+                from .backs_registry import local_white
+                x1, y1, x2, y2 = (int(round(v)) for v in m.card.box)
+                crop = image[max(0, y1):y2, max(0, x1):x2]
+                if crop.size:
+                    s.back = s.back or f"seat{s.index}"
+                    registry.register(s.back, [crop], whites=[local_white(image, m.card.box)])
+                continue
+            if register and s.back is None and design is not None:
+                s.back = design
+                continue
+            if design is not None and s.back is not None and design != s.back:
+                owner = next((o.index for o in self.seats if o.back == design), None)
+                whose = f"seat{owner}'s" if owner is not None else "an unknown seat's"
+                alerts.append(f"seat{s.index}: a back of {whose} design {design!r} in its "
+                              "area")
+        return alerts
+
+    # --- covered ---------------------------------------------------------------------
+    def _motion(self, image: np.ndarray) -> tuple[np.ndarray | None, float]:
+        h, w = image.shape[:2]
+        scale = 160.0 / w
+        grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        small = cv2.GaussianBlur(cv2.resize(grey, (160, max(8, int(h * scale))),
+                                            interpolation=cv2.INTER_AREA), (3, 3), 0)
+        small = small.astype(np.float32)
+        if self._bg is None or self._bg.shape != small.shape:
+            self._bg = small
+            return None, scale
+        mask = (np.abs(small - self._bg) > self.motion_threshold).astype(np.uint8)
+        cv2.accumulateWeighted(small, self._bg, 0.05)
+        return mask, scale
+
+    @staticmethod
+    def _share(mask: np.ndarray | None, box: tuple[float, float, float, float], scale: float
+               ) -> float:
+        if mask is None:
+            return 0.0
+        x1, y1 = max(0, int(box[0] * scale)), max(0, int(box[1] * scale))
+        x2 = min(mask.shape[1], int(math.ceil(box[2] * scale)))
+        y2 = min(mask.shape[0], int(math.ceil(box[3] * scale)))
+        if x2 <= x1 or y2 <= y1:
+            return 0.0
+        return float(mask[y1:y2, x1:x2].mean())
+
+    def _hands(self, mask: np.ndarray | None, scale: float) -> list[tuple[float, ...]]:
+        if mask is None:
+            return []
+        mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
+        n, _lab, stats, _c = cv2.connectedComponentsWithStats(mask)
+        min_area = 0.004 * mask.size
+        return [tuple(float(v) / scale for v in (x, y, x + w, y + h))
+                for x, y, w, h, a in stats[1:n] if a >= min_area]
+
+    def _spot_box(self, mm: tuple[float, float]) -> tuple[float, float, float, float]:
+        assert self.plane is not None
+        r = max(CARD_W_MM, CARD_H_MM) / 2
+        px = self.plane.to_px(np.array([[mm[0] - r, mm[1] - r], [mm[0] + r, mm[1] - r],
+                                        [mm[0] + r, mm[1] + r], [mm[0] - r, mm[1] + r]]))
+        return (float(px[:, 0].min()), float(px[:, 1].min()), float(px[:, 0].max()),
+                float(px[:, 1].max()))
+
+    # --- the frame -----------------------------------------------------------------------
+    def observe(self, image: np.ndarray, detections: Detections, frame: int = 0,
+                t_ms: float = 0.0) -> Observation:
+        """One frame's detections placed (see the module doc)."""
+        state = self._calibrate(image, t_ms)
+        self._frames += 1
+        self.camera = state
+        mask, scale = self._motion(image)
+        if state != "ok" or self.plane is None:
+            return Observation(frame, t_ms, table_found=False, camera=state,
+                               hands=self._hands(mask, scale))
+        mapped = self._map(detections)
+        per_seat: dict[int, list[tuple[_Mapped, str]]] = {}
+        assigned: dict[int, str | None] = {}
+        nearest: dict[int, int] = {}
+        for m in mapped:
+            hits = [(r, s) for s in self.seats if (r := self._seat_candidates(s, m))]
+            if hits:
+                (d, name), s = min(hits, key=lambda h: h[0][0])
+                nearest[m.i] = s.index
+                if d <= self.max_place_mm * (1.4 if m.index_only else 1.0):
+                    per_seat.setdefault(s.index, []).append((m, name))
+                    assigned[m.i] = f"seat{s.index}:{name}"
+                else:
+                    assigned[m.i] = None
+            elif not self._on_table(m.centre):
+                assigned[m.i] = None
+        alerts: list[str] = []
+        # learn each seat's places from its deal: the first frame that shows one row of
+        # face-up cards (nertz top + river) and the stock
+        n_row = self.rules.river_columns + 1
+        for s in self.seats:
+            if s.index in self.learned:
+                continue
+            near = [m for m in mapped if nearest.get(m.i) == s.index
+                    or (m.i not in nearest and self._near_seat(s, m.centre))]
+            ups = [m for m in near if m.card.face_up and not m.index_only]
+            backs = [m for m in near if not m.card.face_up]
+            if len(ups) == n_row and backs and np.ptp(s.to_local(
+                    np.array([m.centre for m in ups]))[:, 1]) < 45:
+                alerts += self._learn_seat(s, ups, backs, image, detections)
+                for m in near:
+                    r = self._seat_candidates(s, m)
+                    assigned[m.i] = f"seat{s.index}:{r[1]}" if r and r[0] <= \
+                        self.max_place_mm * 1.4 else None
+        # the lake: what is on the table and in no seat's area
+        taken: set[int] = set()
+        for m in sorted(mapped, key=lambda m: m.index_only):
+            if m.i not in assigned:
+                assigned[m.i] = self._lake_place(m, t_ms, taken)
+        self.candidates = [c for c in self.candidates if t_ms - c.last_ms < 500]
+        places: dict[str, PlaceView] = {}
+        for s in self.seats:
+            for name in s.places:
+                places[f"seat{s.index}:{name}"] = PlaceView(f"seat{s.index}:{name}")
+        for q in self.piles:
+            if not q.retired:
+                places[f"lake:{q.pid}"] = PlaceView(f"lake:{q.pid}")
+        loose = []
+        for m in mapped:
+            place = assigned.get(m.i)
+            if place is None:
+                loose.append(m.card)
+            else:
+                places.setdefault(place, PlaceView(place)).cards.append(m.card)
+        # deepest first: a river column's cards by their distance from the lake, a pile's
+        # by their visible size (the exposed card shows whole)
+        for s in self.seats:
+            _u, v = s.axes()
+            for name in s.places:
+                view = places[f"seat{s.index}:{name}"]
+                if name.startswith("river"):
+                    centres = {id(c): self.plane.to_mm(np.array(
+                        [[(c.box[0] + c.box[2]) / 2, (c.box[1] + c.box[3]) / 2]]))[0] @ v
+                        for c in view.cards}
+                    view.cards.sort(key=lambda c: centres[id(c)])
+                elif name == "waste":
+                    u = s.axes()[0] * self._waste_dir(s)
+                    view.cards.sort(key=lambda c: self.plane.to_mm(np.array(
+                        [[(c.box[0] + c.box[2]) / 2, (c.box[1] + c.box[3]) / 2]]))[0] @ u)
+                if name in ("stock", "nertz") or name.startswith("river"):
+                    backs = [m for m in mapped if assigned.get(m.i) == view.place
+                             and not m.card.face_up]
+                    if backs and s.back is not None and name in ("stock", "nertz"):
+                        alerts += self._check_back(s, backs, image, detections)
+        for view in places.values():
+            if view.place.startswith("lake:"):
+                view.cards.sort(key=lambda c: (c.box[2] - c.box[0]) * (c.box[3] - c.box[1]))
+            boxes = [c.box for c in view.cards]
+            if not boxes:
+                boxes = [self._spot_box(self._place_mm(view.place))]
+            view.covered = max(self._share(mask, b, scale) for b in boxes)
+        fresh = [a for a in alerts if a not in self._alerted]
+        self._alerted.update(fresh)
+        return Observation(frame, t_ms, places, self._hands(mask, scale), loose, True, "ok",
+                           fresh)
+
+    def _near_seat(self, s: SeatProfile, p: np.ndarray) -> bool:
+        loc = s.to_local(p[None])[0]
+        return abs(loc[0]) < 0.6 * 560 and abs(loc[1]) < 0.5 * SEAT_DEPTH_MM + 60
+
+    def _place_mm(self, place: str) -> tuple[float, float]:
+        if place.startswith("lake:"):
+            pid = int(place[5:])
+            q = self.piles[pid]
+            return float(q.pos[0]), float(q.pos[1])
+        seat, name = place.split(":")
+        return self.seats[int(seat[4:])].places[name]
+
+    def place_of_mm(self, p: tuple[float, float]) -> str | None:
+        """The seat place (or ``"lake"``) a table point falls in, None off the table."""
+        m = _Mapped(-1, np.asarray(p, np.float64), False, SeenCard("AS", (0, 0, 0, 0)))
+        hits = [(r, s) for s in self.seats if (r := self._seat_candidates(s, m))]
+        if hits:
+            (d, name), s = min(hits, key=lambda h: h[0][0])
+            return f"seat{s.index}:{name}" if d <= self.max_place_mm else None
+        return "lake" if self._on_table(m.centre) else None
