@@ -305,6 +305,29 @@ def detect(
         raise typer.Exit(1)
 
 
+@app.command()
+def serve(
+    db: Annotated[Path, typer.Option(help="SQLite database (created if new)")] = Path("nertz.db"),
+    host: Annotated[str, typer.Option(help="address to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="port")] = 8000,
+    camera: Annotated[int | None, typer.Option(help="allow rounds from this local camera")
+                      ] = None,
+    max_upload_mb: Annotated[int, typer.Option(help="largest upload, in MB")] = 512,
+) -> None:
+    """Run the referee service: REST + WebSocket API, the web pages at /, docs at /docs."""
+    import uvicorn
+
+    from referee.service import create_app
+    from referee.store import StoreError
+
+    try:
+        web = create_app(db, camera=camera, max_upload=max_upload_mb * 1024 * 1024)
+    except (StoreError, OSError) as exc:
+        raise _fail(f"cannot open {db}: {exc}") from None
+    err.print(f"nertz referee on http://{host}:{port}/ (database {db})", highlight=False)
+    uvicorn.run(web, host=host, port=port, log_level="warning")
+
+
 def main() -> None:  # pragma: no cover
     app()
 
