@@ -24,8 +24,20 @@ import numpy as np
 
 CARD_ASPECT = 63 / 88  # width / height
 REF = 96  # glyph bitmaps are cached at about this height (pixels)
+
+
+def _matplotlib_fonts() -> tuple[Path, ...]:
+    """matplotlib's bundled fonts (STIX, Computer Modern): installed with the train extra."""
+    try:
+        import matplotlib
+    except ImportError:
+        return ()
+    return (Path(matplotlib.__file__).parent / "mpl-data" / "fonts" / "ttf",)
+
+
 FONT_DIRS = (Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/dejavu"),
-             Path("/usr/share/fonts/TTF"), Path("/usr/local/share/fonts"))
+             Path("/usr/share/fonts/TTF"), Path("/usr/local/share/fonts"),
+             *_matplotlib_fonts())
 # (file, weight 0 light … 2 bold, italic): the styles a rank may be drawn in
 TTF_FONTS = (
     ("DejaVuSans.ttf", 1, False), ("DejaVuSans-Bold.ttf", 2, False),
@@ -35,6 +47,11 @@ TTF_FONTS = (
     ("DejaVuSerifCondensed-Bold.ttf", 2, False), ("DejaVuSansMono.ttf", 1, False),
     ("DejaVuSansMono-Bold.ttf", 2, False), ("DejaVuSans-Oblique.ttf", 1, True),
     ("DejaVuSerif-Italic.ttf", 1, True), ("DejaVuSansCondensed-Oblique.ttf", 1, True),
+    # Times-like and Computer Modern faces (from matplotlib, when installed): real decks'
+    # indices are mostly serif faces like these
+    ("STIXGeneral.ttf", 1, False), ("STIXGeneralBol.ttf", 2, False),
+    ("STIXGeneralItalic.ttf", 1, True), ("cmr10.ttf", 1, False), ("cmb10.ttf", 2, False),
+    ("cmss10.ttf", 1, False), ("cmtt10.ttf", 1, False),
 )
 HERSHEY = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX,
            cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_PLAIN)

@@ -128,19 +128,23 @@ def degrade(img: np.ndarray, rng: random.Random) -> np.ndarray:
 
 def index_scene(card: np.ndarray, bx: Sequence[float], rng: random.Random,
                 cover: Callable[[], np.ndarray], from_bottom: bool = False,
-                window: tuple[float, int] = (3.5, 24)
+                window: tuple[float, int] = (3.5, 24), max_angle: float = 180.0
                 ) -> tuple[np.ndarray, tuple[float, float, float, float], np.ndarray]:
     """A card on a table texture at a random size (index 14–90 px tall) and angle, often
     half covered by the next card of a fanned column (``cover()`` gives it; it comes from
     the other end for a bottom-right index) or by a hand. Returns the canvas (a window of
     ``window[0]`` × the index height + ``window[1]`` px around the index), the index box
-    jittered as a detector's box would be, and the exact box."""
+    jittered as a detector's box would be, and the exact box. ``max_angle`` (degrees) below
+    180 keeps the index upright within that angle (a bottom-right index is turned too)."""
     ch, cw = card.shape[:2]
     target = rng.uniform(14, 90)
     scale = target / ((bx[3] - bx[1]) * ch)
     size = int(window[0] * target) + window[1]
     canvas = table_texture(rng, size, size)
-    angle = rng.uniform(-math.pi, math.pi)
+    if max_angle >= 180:
+        angle = rng.uniform(-math.pi, math.pi)
+    else:
+        angle = math.radians(rng.uniform(-max_angle, max_angle)) + (math.pi if from_bottom else 0)
     corners = np.array([[bx[0] * cw, bx[1] * ch], [bx[2] * cw, bx[1] * ch],
                         [bx[2] * cw, bx[3] * ch], [bx[0] * cw, bx[3] * ch]])
     m = card_matrix(rng, (ch, cw), scale, angle, (0, 0), rng.uniform(0, 0.08))
@@ -166,7 +170,7 @@ def index_scene(card: np.ndarray, bx: Sequence[float], rng: random.Random,
 
 
 def scene_crops(deck: str, code: str, rng: random.Random, deck_cards: dict[str, np.ndarray],
-                n: int) -> list[tuple[str, np.ndarray]]:
+                n: int, max_angle: float = 180.0) -> list[tuple[str, np.ndarray]]:
     """``n`` index crops of one card plus about n/8 ``none`` crops from the same scenes."""
     card = deck_cards[code]
     ch = card.shape[0]
@@ -180,7 +184,7 @@ def scene_crops(deck: str, code: str, rng: random.Random, deck_cards: dict[str, 
             continue
         canvas, box, (x1, y1, x2, y2) = index_scene(
             card, bx, rng, lambda: deck_cards[rng.choice(list(deck_cards))],
-            from_bottom=i % len(boxes) != 0)
+            from_bottom=i % len(boxes) != 0, max_angle=max_angle)
         crop = crop_square(degrade(canvas, rng), box, CROP_SIZE,
                            context=rng.uniform(1.15, 1.6))
         out.append((code, crop))
@@ -197,7 +201,7 @@ def scene_crops(deck: str, code: str, rng: random.Random, deck_cards: dict[str, 
 
 
 def generic_scene_crops(code: str, rng: random.Random, n: int, height: int = 256,
-                        ) -> list[np.ndarray]:
+                        max_angle: float = 180.0) -> list[np.ndarray]:
     """``n`` index crops of generic cards for ``code`` (a new card for each crop), in
     scenes made as in :func:`scene_crops`."""
     out: list[np.ndarray] = []
@@ -205,7 +209,7 @@ def generic_scene_crops(code: str, rng: random.Random, n: int, height: int = 256
         card, bx = generic_card(code, rng, height)
         canvas, box, _exact = index_scene(
             card, bx, rng, lambda: generic_card(rng.choice(ALL_CODES), rng, height)[0],
-            window=(2.5, 16))  # no `none` crops here: only the crop's window
+            window=(2.5, 16), max_angle=max_angle)  # no `none` crops here: only the crop's window
         size = canvas.shape[0]
         context = rng.uniform(1.15, 1.6)
         # degrade only the crop's window (and a margin for the blur kernels)
@@ -219,25 +223,25 @@ def generic_scene_crops(code: str, rng: random.Random, n: int, height: int = 256
     return out
 
 
-def _work_generic(args: tuple[str, int, int, str]) -> int:
-    code, n, seed, out = args
+def _work_generic(args: tuple[str, int, int, str, float]) -> int:
+    code, n, seed, out, max_angle = args
     rng = random.Random(f"{seed}:generic:{code}")
     folder = Path(out) / "train" / code
     folder.mkdir(parents=True, exist_ok=True)
-    crops = generic_scene_crops(code, rng, n)
+    crops = generic_scene_crops(code, rng, n, max_angle=max_angle)
     for k, crop in enumerate(crops):
         cv2.imwrite(str(folder / f"generic-{code}-{k}.png"), crop)
     return len(crops)
 
 
-def _work(args: tuple[str, str, int, int, str]) -> int:
-    deck, split, per_card, seed, out = args
+def _work(args: tuple[str, str, int, int, str, float]) -> int:
+    deck, split, per_card, seed, out, max_angle = args
     rng = random.Random(f"{seed}:{deck}")
     cards = decks.render_deck(deck, height=256, jobs=1)
     back = cards.pop(decks.BACK, None)
     count = 0
     for code in ALL_CODES:
-        for label, crop in scene_crops(deck, code, rng, cards, per_card):
+        for label, crop in scene_crops(deck, code, rng, cards, per_card, max_angle):
             folder = Path(out) / split / label
             folder.mkdir(parents=True, exist_ok=True)
             cv2.imwrite(str(folder / f"{deck}-{code}-{count}.png"), crop)
@@ -268,6 +272,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--generic-per-card", type=int, default=0,
                         help="add N crops per code from generic cards (many index fonts) "
                              "to train")
+    parser.add_argument("--max-angle", type=float, default=180.0,
+                        help="turn indices at most this many degrees from upright (180: any)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args(argv)
     if not decks.artwork_available():
@@ -275,15 +281,16 @@ def main(argv: list[str] | None = None) -> None:
     train, val = decks.deck_names("train"), decks.deck_names("test")
     if args.decks:
         train, val = train[:args.decks], val[:max(1, args.decks // 2)]
-    jobs = [(d, "train", args.per_card, args.seed, str(args.out)) for d in train]
-    jobs += [(d, "val", args.val_per_card, args.seed, str(args.out)) for d in val]
+    a = args.max_angle
+    jobs = [(d, "train", args.per_card, args.seed, str(args.out), a) for d in train]
+    jobs += [(d, "val", args.val_per_card, args.seed, str(args.out), a) for d in val]
     total = 0
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         for (deck, split, *_), n in zip(jobs, pool.map(_work, jobs), strict=True):
             total += n
             print(f"{split:5s} {deck:32s} {n} crops", flush=True)
         if args.generic_per_card > 0:
-            gjobs = [(code, args.generic_per_card, args.seed, str(args.out))
+            gjobs = [(code, args.generic_per_card, args.seed, str(args.out), a)
                      for code in ALL_CODES]
             n = sum(pool.map(_work_generic, gjobs))
             total += n

@@ -16,7 +16,7 @@ import numpy as np
 
 from .backs_registry import BackDesigns
 from .detections import Detections, box_iou, tiles
-from .identify import MODELS, IndexClassifier, ModelError, onnx_model
+from .identify import MODELS, IndexClassifier, ModelError, candidate_turns, onnx_model
 
 INDEX, FACE, BACK = 0, 1, 2
 Region = tuple[int, int, int, int]
@@ -122,12 +122,37 @@ class CardDetector:
         owner[ok] = best[ok]
         return owner
 
+    @classmethod
+    def _index_turns(cls, index_xyxy: np.ndarray, face_xyxy: np.ndarray
+                     ) -> list[tuple[int, ...] | None]:
+        """The quarter turn that makes each index upright, from where it sits on its card:
+        a tall index in the top half of its card is upright (0), in the bottom half upside
+        down (2); a wide one in the right half needs a counter-clockwise turn (1), in the
+        left half a clockwise one (3). None (try the candidates) for an index with no card
+        box or a card lying near 45°."""
+        owner = cls._index_owner(index_xyxy, face_xyxy)
+        out: list[tuple[int, ...] | None] = []
+        for box, f in zip(index_xyxy, owner, strict=True):
+            turns = candidate_turns(box)
+            if f < 0 or len(turns) != 2:
+                out.append(None)
+                continue
+            face = face_xyxy[f]
+            cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+            if turns == (0, 2):
+                out.append((0,) if cy < (face[1] + face[3]) / 2 else (2,))
+            else:
+                out.append((1,) if cx > (face[0] + face[2]) / 2 else (3,))
+        return out
+
     def group(self, image: np.ndarray, dets: Detections) -> Detections:
         """Read the indices and report each physical card once."""
         idx = dets[dets.class_id == INDEX]
         faces = dets[dets.class_id == FACE]
         backs = dets[dets.class_id == BACK]
-        codes, code_conf = self.classifier.read_boxes(image, idx.xyxy) if len(idx) else ([], [])
+        turns = self._index_turns(idx.xyxy, faces.xyxy)
+        codes, code_conf = (self.classifier.read_boxes(image, idx.xyxy, turns) if len(idx)
+                            else ([], []))
         keep = np.array([c != "none" and p >= self.min_code_conf
                          for c, p in zip(codes, code_conf, strict=True)], bool)
         idx = idx[keep] if len(idx) else idx

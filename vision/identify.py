@@ -73,6 +73,49 @@ class IndexClassifier:
         best = probs.argmax(axis=1) if len(probs) else np.zeros(0, np.int64)
         return [self.names[i] for i in best], probs[np.arange(len(best)), best]
 
-    def read_boxes(self, image: np.ndarray, boxes: np.ndarray) -> tuple[list[str], np.ndarray]:
-        """Read the index inside each box (x1, y1, x2, y2) of a frame."""
-        return self([crop_square(image, b, self.size) for b in np.asarray(boxes).reshape(-1, 4)])
+    def read_boxes(self, image: np.ndarray, boxes: np.ndarray,
+                   turns: Sequence[Sequence[int] | None] | None = None
+                   ) -> tuple[list[str], np.ndarray]:
+        """Read the index inside each box (x1, y1, x2, y2) of a frame.
+
+        The model reads upright indices; a card may lie at any angle. ``turns[i]`` lists
+        the quarter turns (``np.rot90``'s ``k``, counter-clockwise) to try on box i; the
+        surest read wins. Without it: a tall box tries 0 and 2 (upright or upside down),
+        a wide box 1 and 3, a box near square all four.
+        """
+        boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+        if turns is None:
+            turns = [None] * len(boxes)
+        crops: list[np.ndarray] = []
+        owner: list[int] = []
+        for i, (b, tried) in enumerate(zip(boxes, turns, strict=True)):
+            crop = crop_square(image, b, self.size)
+            for k in tried if tried is not None else candidate_turns(b):
+                crops.append(np.ascontiguousarray(np.rot90(crop, k)) if k % 4 else crop)
+                owner.append(i)
+        probs = self.probabilities(crops)
+        codes: list[str] = []
+        confs = np.zeros(len(boxes), np.float32)
+        none = self.names.index("none") if "none" in self.names else -1
+        owner_arr = np.asarray(owner)
+        for i in range(len(boxes)):
+            rows = probs[owner_arr == i]
+            cards = rows.copy()
+            if none >= 0:
+                cards[:, none] = 0.0
+            best_row = int(cards.max(axis=1).argmax())
+            best = int(rows[best_row].argmax())
+            codes.append(self.names[best])
+            confs[i] = rows[best_row, best]
+        return codes, confs
+
+
+def candidate_turns(box: Sequence[float], ratio: float = 1.3) -> tuple[int, ...]:
+    """Quarter turns that may make the index in ``box`` upright, from its shape: an index
+    is taller than wide when upright."""
+    w, h = float(box[2] - box[0]), float(box[3] - box[1])
+    if h >= ratio * w:
+        return (0, 2)
+    if w >= ratio * h:
+        return (1, 3)
+    return (0, 1, 2, 3)

@@ -1,0 +1,279 @@
+"""Train the card-index reader (v2 of ``models/index_classifier.onnx``): a small CNN with a
+rank head (13 ranks + ``none``) and a suit head, on upright index crops from
+``scripts.make_index_crops --max-angle 12``; exports an ONNX model that outputs the 53
+class probabilities (P(rank)·P(suit) for each code, P(none)) with the class names and input
+size in its metadata, so ``vision.identify.IndexClassifier`` runs it unchanged.
+
+Why not Ultralytics' classifier here: two factored heads share what a rank looks like across
+suits (13 + 4 outputs learnt from every crop instead of 52 classes from a 52nd of them), and
+the per-image colour normalisation inside the graph (grey-world white balance and contrast)
+takes the colour cast of real lamps and cameras out before the first convolution.
+
+    python -m scripts.make_index_crops --out datasets/index_up --per-card 30 \\
+        --val-per-card 6 --generic-per-card 250 --max-angle 12 --seed 2
+    python -m scripts.train_index_reader --data datasets/index_up --epochs 14 \\
+        --out models/index_classifier.onnx
+
+Checkpoints every epoch to ``--work`` (``last.pt``) and resumes from it with ``--resume``;
+runs on a GPU unchanged with ``--device cuda``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUITS = ("C", "D", "H", "S")
+NONE = "none"
+SIZE = 64
+
+
+def class_names() -> list[str]:
+    """The 53 output classes in the order the exported model gives them (sorted, as the
+    v1 Ultralytics model's folders were)."""
+    return sorted([r + s for r in RANKS for s in SUITS] + [NONE])
+
+
+def load_split(folder: Path, limit: int = 0, seed: int = 0
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Images (N, 64, 64, 3) RGB uint8, rank targets (13 = none) and suit targets (-1 = none)
+    of ``folder/<code>/*.png``."""
+    files = sorted(p for p in folder.glob("*/*.png"))
+    random.Random(seed).shuffle(files)
+    if limit:
+        files = files[:limit]
+    images = np.zeros((len(files), SIZE, SIZE, 3), np.uint8)
+    ranks = np.zeros(len(files), np.int64)
+    suits = np.zeros(len(files), np.int64)
+    for i, p in enumerate(files):
+        img = cv2.imread(str(p))
+        if img.shape[:2] != (SIZE, SIZE):
+            img = cv2.resize(img, (SIZE, SIZE), interpolation=cv2.INTER_AREA)
+        images[i] = img[:, :, ::-1]
+        code = p.parent.name
+        if code == NONE:
+            ranks[i], suits[i] = len(RANKS), -1
+        else:
+            ranks[i], suits[i] = RANKS.index(code[:-1]), SUITS.index(code[-1])
+    return images, ranks, suits
+
+
+def build_model():  # noqa: ANN201 - torch is imported lazily (train extra only)
+    import torch
+    from torch import nn
+
+    def block(cin: int, cout: int, convs: int) -> list[nn.Module]:
+        layers: list[nn.Module] = []
+        for k in range(convs):
+            layers += [nn.Conv2d(cin if k == 0 else cout, cout, 3, padding=1, bias=False),
+                       nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
+        return layers + [nn.MaxPool2d(2)]
+
+    class IndexReader(nn.Module):
+        """Per-image normalisation → 4 conv blocks → rank and suit heads."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.features = nn.Sequential(*block(3, 16, 1), *block(16, 32, 1),
+                                          *block(32, 64, 2), *block(64, 128, 2),
+                                          nn.AdaptiveAvgPool2d(2), nn.Flatten())
+            self.neck = nn.Sequential(nn.Dropout(0.3), nn.Linear(512, 256),
+                                      nn.ReLU(inplace=True), nn.Dropout(0.2))
+            self.rank = nn.Linear(256, len(RANKS) + 1)
+            self.suit = nn.Linear(256, len(SUITS))
+
+        @staticmethod
+        def normalise(x: torch.Tensor) -> torch.Tensor:
+            # grey-world white balance per channel, then one contrast scale per image
+            x = x - x.mean(dim=(2, 3), keepdim=True)
+            return x / (x.std(dim=(1, 2, 3), keepdim=True) + 0.02)
+
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            h = self.neck(self.features(self.normalise(x)))
+            return self.rank(h), self.suit(h)
+
+    return IndexReader()
+
+
+def class_probabilities(rank_logits, suit_logits):  # noqa: ANN001, ANN201
+    """(N, 53) probabilities in :func:`class_names` order from the two heads."""
+    import torch
+
+    pr = torch.softmax(rank_logits, dim=1)
+    ps = torch.softmax(suit_logits, dim=1)
+    cols = []
+    for name in class_names():
+        if name == NONE:
+            cols.append(pr[:, len(RANKS)])
+        else:
+            cols.append(pr[:, RANKS.index(name[:-1])] * ps[:, SUITS.index(name[-1])])
+    return torch.stack(cols, dim=1)
+
+
+def augment(batch, generator):  # noqa: ANN001, ANN201
+    """Cheap on-the-fly augmentation of a float batch (N, 3, 64, 64) in 0–1: shifts of up
+    to 4 px, per-channel gain and offset (colour casts), contrast, noise, and a random
+    occluding bar sometimes."""
+    import torch
+
+    n = batch.shape[0]
+    pad = torch.nn.functional.pad(batch, (4, 4, 4, 4), mode="replicate")
+    dx = torch.randint(0, 9, (n,), generator=generator)
+    dy = torch.randint(0, 9, (n,), generator=generator)
+    out = torch.stack([pad[i, :, dy[i]:dy[i] + SIZE, dx[i]:dx[i] + SIZE] for i in range(n)])
+    gain = 1 + 0.25 * (torch.rand(n, 3, 1, 1, generator=generator) - 0.5)
+    offset = 0.15 * (torch.rand(n, 3, 1, 1, generator=generator) - 0.5)
+    contrast = 0.6 + 0.8 * torch.rand(n, 1, 1, 1, generator=generator)
+    mean = out.mean(dim=(1, 2, 3), keepdim=True)
+    out = (out - mean) * contrast + mean
+    out = out * gain + offset
+    out = out + 0.03 * torch.rand(n, 1, 1, 1, generator=generator) * torch.randn(
+        out.shape, generator=generator)
+    bars = torch.rand(n, generator=generator) < 0.15
+    for i in torch.nonzero(bars).flatten().tolist():
+        w = int(torch.randint(4, 14, (1,), generator=generator))
+        x0 = int(torch.randint(0, SIZE - w, (1,), generator=generator))
+        shade = float(torch.rand(1, generator=generator))
+        if float(torch.rand(1, generator=generator)) < 0.5:
+            out[i, :, :, x0:x0 + w] = shade
+        else:
+            out[i, :, x0:x0 + w, :] = shade
+    return out.clamp(0, 1)
+
+
+def evaluate(model, images: np.ndarray, ranks: np.ndarray, suits: np.ndarray,  # noqa: ANN001
+             device: str) -> dict[str, float]:
+    import torch
+
+    model.eval()
+    names = class_names()
+    pred: list[int] = []
+    with torch.no_grad():
+        for i in range(0, len(images), 512):
+            x = torch.from_numpy(images[i:i + 512]).to(device).permute(0, 3, 1, 2).float() / 255
+            pred += class_probabilities(*model(x)).argmax(dim=1).tolist()
+    truth = [NONE if r == len(RANKS) else RANKS[r] + SUITS[s] for r, s in zip(ranks, suits,
+                                                                             strict=True)]
+    got = [names[p] for p in pred]
+    cards = [(t, g) for t, g in zip(truth, got, strict=True) if t != NONE]
+    n = max(1, len(cards))
+    return {"card": sum(t == g for t, g in cards) / n,
+            "rank": sum(t[:-1] == g[:-1] for t, g in cards) / n,
+            "suit": sum(t[-1] == g[-1] for t, g in cards) / n,
+            "none_recall": sum(t == g for t, g in zip(truth, got, strict=True) if t == NONE)
+            / max(1, truth.count(NONE))}
+
+
+def export(model, out: Path) -> Path:  # noqa: ANN001
+    """ONNX (dynamic batch, opset 17) with ``names`` and ``imgsz`` metadata."""
+    import onnx
+    import torch
+
+    class Probabilities(torch.nn.Module):
+        def __init__(self, inner: torch.nn.Module) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return class_probabilities(*self.inner(x))
+
+    wrapped = Probabilities(model.cpu().eval())
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp.onnx")
+    torch.onnx.export(wrapped, torch.zeros(1, 3, SIZE, SIZE), str(tmp), input_names=["images"],
+                      output_names=["probs"], dynamic_axes={"images": {0: "batch"},
+                                                            "probs": {0: "batch"}},
+                      opset_version=17, dynamo=False)
+    proto = onnx.load(str(tmp))
+    meta = {"names": str(dict(enumerate(class_names()))), "imgsz": str([SIZE, SIZE]),
+            "task": "classify", "model": "IndexReader (scripts/train_index_reader.py)"}
+    for k, v in meta.items():
+        entry = proto.metadata_props.add()
+        entry.key, entry.value = k, v
+    onnx.save(proto, str(out))
+    tmp.unlink()
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=Path("datasets/index_up"))
+    parser.add_argument("--epochs", type=int, default=14)
+    parser.add_argument("--batch", type=int, default=128)
+    parser.add_argument("--lr", type=float, default=3e-3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--limit", type=int, default=0, help="use only N training crops")
+    parser.add_argument("--work", type=Path, default=Path("runs/index_reader"))
+    parser.add_argument("--resume", action="store_true", help="continue from --work/last.pt")
+    parser.add_argument("--out", type=Path, default=Path("models/index_classifier.onnx"))
+    args = parser.parse_args(argv)
+
+    import torch
+
+    torch.manual_seed(args.seed)
+    generator = torch.Generator().manual_seed(args.seed)
+    train = load_split(args.data / "train", args.limit, args.seed)
+    val = load_split(args.data / "val", 0, args.seed)
+    print(f"train {len(train[0])} crops, val {len(val[0])} crops", flush=True)
+    model = build_model().to(args.device)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
+    steps_per_epoch = math.ceil(len(train[0]) / args.batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, epochs=args.epochs,
+                                                steps_per_epoch=steps_per_epoch,
+                                                pct_start=0.15)
+    args.work.mkdir(parents=True, exist_ok=True)
+    start, best = 0, -1.0
+    last = args.work / "last.pt"
+    if args.resume and last.is_file():
+        state = torch.load(last, map_location=args.device, weights_only=False)
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        sched.load_state_dict(state["sched"])
+        start, best = state["epoch"] + 1, state["best"]
+        generator.set_state(state["generator"])
+        print(f"resumed after epoch {start}", flush=True)
+    ce_rank = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    ce_suit = torch.nn.CrossEntropyLoss(label_smoothing=0.05, ignore_index=-1)
+    images = torch.from_numpy(train[0])
+    ranks, suits = torch.from_numpy(train[1]), torch.from_numpy(train[2])
+    for epoch in range(start, args.epochs):
+        model.train()
+        t0, total = time.time(), 0.0
+        order = torch.randperm(len(images), generator=generator)
+        for step in range(steps_per_epoch):
+            idx = order[step * args.batch:(step + 1) * args.batch]
+            x = images[idx].permute(0, 3, 1, 2).float() / 255
+            x = augment(x, generator).to(args.device)
+            r_logits, s_logits = model(x)
+            loss = ce_rank(r_logits, ranks[idx].to(args.device)) + ce_suit(
+                s_logits, suits[idx].to(args.device))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach())
+        scores = evaluate(model, *val, args.device)
+        print(json.dumps({"epoch": epoch + 1, "loss": round(total / steps_per_epoch, 4),
+                          "seconds": round(time.time() - t0, 1),
+                          **{k: round(v, 4) for k, v in scores.items()}}), flush=True)
+        if scores["card"] > best:
+            best = scores["card"]
+            torch.save(model.state_dict(), args.work / "best.pt")
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(),
+                    "sched": sched.state_dict(), "epoch": epoch, "best": best,
+                    "generator": generator.get_state()}, last)
+    model.load_state_dict(torch.load(args.work / "best.pt", map_location="cpu"))
+    print(f"best held-out card accuracy {best:.4f}; exported {export(model, args.out)}")
+
+
+if __name__ == "__main__":
+    main()
