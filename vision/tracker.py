@@ -1,0 +1,822 @@
+"""The tracker: observations over time → the round's event log, checked by the rules engine.
+
+Per place, a state is committed only when it has been seen the same for ``min_frames``
+frames (and ``min_ms``) with no hand over it. Committed states are compared with what the
+rules engine's table (:class:`rules.Table`) says the camera should see; the differences are
+explained by actions, most likely first:
+
+* a card that appears on a lake pile or a river column and has left a free spot of some
+  seat's layout (nertz top, waste top, river run) is one move by that seat — ownership comes
+  from the layout the card left, never from its code alone;
+* a card that comes back from the lake (or a misplaced river card) is a retract;
+* new cards on a waste are draws (with missed draws, recycles and stuck-player rotations
+  filled in), an emptied waste with a stock again is a recycle;
+* a newly turned nertz top or waste card that the deal did not show is a *reveal*: the
+  hidden cards of a seat are interchangeable until seen, so the hypothesis of the deal is
+  updated (the engine's table holds a full, consistent deal at every moment).
+
+The rules are a constraint: a foundation seen at 5♥ and later at 7♥ got a 6♥ in between
+when a seat lost a 6♥ (the missed move is inferred and marked so); a misread that explains
+nothing leaves the engine as it was (the next good view puts it right), so one misread never
+freezes the game. Every action goes through :meth:`rules.Table.push`, which gives the flags
+(rule ids of RULES.md), nertz counts, corrections of retracted misplacements, calls and the
+score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rules import HouseRules
+from rules.cards import ALL_CODES, Card, Place
+from rules.moves import (
+    Action,
+    Call,
+    Draw,
+    EndRound,
+    Move,
+    Recycle,
+    Retract,
+    action_to_event,
+)
+from rules.table import NERTZ_SIZE, Flag, ImpossibleAction, Layout, OrderError, Table
+
+from .observation import Observation
+
+__all__ = ["Tracker", "TrackerError"]
+
+
+class TrackerError(ValueError):
+    """The tracker was used wrongly (a seat that does not exist, a frame before the deal)."""
+
+
+@dataclass
+class _PlaceState:
+    """Debounce state of one place."""
+
+    stable: tuple[str, ...] | None = None
+    stable_frame: int = -1
+    stable_t: float = 0.0
+    cand: tuple[str, ...] | None = None
+    cand_n: int = 0
+    cand_frame: int = -1
+    cand_t: float = 0.0
+    top: str | None = None  # the raw top code and since when it shows (cover or not)
+    top_frame: int = -1
+    top_t: float = 0.0
+    covered: bool = False
+    last_frame: int = -1
+
+
+@dataclass
+class _Record:
+    """One action the tracker committed, with when and why."""
+
+    action: Action
+    t_ms: int
+    frame: int
+    frames: tuple[int, int]
+    inferred: bool = False
+    evidence: dict[str, Any] = field(default_factory=dict)
+    cards: list[str] | None = None  # a draw's cards
+    flags: list[Flag] = field(default_factory=list)
+
+
+class Tracker:
+    """Turns :class:`~vision.observation.Observation` s into the round's events.
+
+    ``update(obs)`` returns the new events (DESIGN.md event-log format, each with a
+    ``frame``); ``call(seat, t_ms)`` feeds a "Nertz!" call; ``finish()`` ends the round
+    (inferring the end from the first emptied nertz pile when no call came) and returns the
+    last events. :meth:`log` gives the whole round as a log the rules engine replays.
+    """
+
+    def __init__(self, rules: HouseRules, seats: int, *, round_no: int = 1,
+                 min_frames: int = 2, min_ms: float = 60.0, cover_limit: float = 0.02,
+                 wait_ms: float = 2500.0, call_delay_ms: float = 1500.0) -> None:
+        if not 2 <= seats <= 8:
+            raise TrackerError(f"a table has 2 to 8 seats, not {seats}")
+        self.rules = rules
+        self.seats = seats
+        self.round_no = round_no
+        self.min_frames = min_frames
+        self.min_ms = min_ms
+        self.cover_limit = cover_limit
+        self.wait_ms = wait_ms
+        self.call_delay_ms = call_delay_ms
+        self.table: Table | None = None
+        self.deal_frame: int | None = None
+        self.records: list[_Record] = []
+        self.events: list[dict[str, Any]] = []
+        self.states: dict[str, _PlaceState] = {}
+        self.lake_map: dict[str, int] = {}
+        self.known: set[tuple[int, str]] = set()
+        self.named: set[tuple[int, str]] = set()
+        self.nertz_tops: set[tuple[int, str]] = set()
+        self.seen_deal: list[dict[str, Any]] = []
+        self._deal_lists: list[dict[str, list[str]]] = []
+        self._pending_calls: list[tuple[int, float]] = []
+        self._deal_cand: tuple[Any, ...] | None = None
+        self._deal_n = 0
+        self.frame = -1
+        self.t_ms = 0.0
+        self.finished = False
+        self.end_inferred = False
+        self.last_good_frame = -1
+
+    # --- public API -------------------------------------------------------------------
+    def update(self, obs: Observation) -> list[dict[str, Any]]:
+        """Take one frame's observation; return the events it decided."""
+        if self.finished:
+            return []
+        start = len(self.events)
+        self.frame, self.t_ms = obs.frame, float(obs.t_ms)
+        if not obs.table_found:
+            return []
+        self.last_good_frame = obs.frame
+        if self.table is None:
+            self._try_deal(obs)
+            return self.events[start:]
+        changed = self._debounce(obs)
+        if changed or any(self._dirty(p) for p in self.states):
+            self._reconcile()
+        self._apply_calls(self.t_ms - self.call_delay_ms)
+        return self.events[start:]
+
+    def call(self, seat: int, t_ms: float) -> list[dict[str, Any]]:
+        """A "Nertz!" call by ``seat`` at ``t_ms``; applied once the frames up to then are
+        decided (moves landing just before a call still count)."""
+        if not 0 <= seat < self.seats:
+            raise TrackerError(f"no seat {seat} at a table of {self.seats}")
+        self._pending_calls.append((seat, float(t_ms)))
+        self._pending_calls.sort(key=lambda c: c[1])
+        start = len(self.events)
+        if self.table is not None:
+            self._apply_calls(self.t_ms - self.call_delay_ms)
+        return self.events[start:]
+
+    def finish(self) -> list[dict[str, Any]]:
+        """End the round: apply pending calls; without a true call, infer the end (the first
+        emptied nertz pile calls when play stops, else the round stalled)."""
+        start = len(self.events)
+        if self.finished or self.table is None:
+            self.finished = True
+            return []
+        self._reconcile(final=True)
+        self._apply_calls(float("inf"))
+        table = self.table
+        last = max([r.t_ms for r in self.records], default=0)
+        if not table.ended:
+            if table.nertz_emptied_at:
+                seat = min(table.nertz_emptied_at, key=lambda s: table.nertz_emptied_at[s])
+                t = max(last, table.nertz_emptied_at[seat])
+                self.end_inferred = True
+                self._commit(Call(seat), t, self.frame, inferred=True,
+                             evidence={"why": "no call input: the first emptied nertz pile "
+                                              "calls when play stops"})
+            else:
+                self.end_inferred = True
+                self._commit(EndRound("stall"), max(last, int(self.t_ms)), self.frame,
+                             inferred=True, evidence={"why": "no call and no empty nertz pile"})
+        end = {"type": "round_end", "t_ms": int(max(table.now, (table.ended_at or 0)
+                                                    + self.rules.call_grace_ms)),
+               "frame": self.frame, **table.score().to_dict()}
+        if self.end_inferred:
+            end["inferred"] = True
+        self.events.append(end)
+        self.finished = True
+        return self.events[start:]
+
+    @property
+    def dealt(self) -> bool:
+        return self.table is not None
+
+    def nertz_counts(self) -> list[int]:
+        """Cards left in each seat's nertz pile (13 at the deal, minus departures)."""
+        if self.table is None:
+            return [NERTZ_SIZE] * self.seats
+        return [self.table.nertz_count(k) for k in range(self.seats)]
+
+    def flags(self) -> list[dict[str, Any]]:
+        """Every flag so far with rule, seat, time, frames, evidence and correction."""
+        out = []
+        for rec in self.records:
+            for fl in rec.flags:
+                ev = fl.to_event()
+                ev.update(frame=rec.frame, frames=list(rec.frames), evidence=rec.evidence,
+                          corrected=fl.corrected, corrected_at=fl.corrected_at)
+                if rec.inferred:
+                    ev["inferred"] = True
+                out.append(ev)
+        return out
+
+    def log(self) -> list[dict[str, Any]]:
+        """The whole round as an event log the rules engine replays (the deal holds the
+        cards the camera saw, the hidden ones as the most likely hypothesis, listed in
+        ``unseen``)."""
+        head: list[dict[str, Any]] = [{"type": "round_start", "t_ms": 0, "round": self.round_no,
+                                       "seats": self.seats, "rules": self.rules.to_dict(),
+                                       "source": "video"}]
+        for k, deal in enumerate(self._deal_lists):
+            unseen = sorted(c for c in deal["nertz"] + deal["stock"]
+                            if (k, c) not in self.known)
+            head.append({"type": "deal", "t_ms": 0, "seat": k, "frame": self.deal_frame,
+                         "nertz": list(deal["nertz"]), "river": [list(c) for c in deal["river"]],
+                         "stock": list(deal["stock"]), "unseen": unseen})
+        body: list[dict[str, Any]] = []
+        for rec in self.records:
+            ev = action_to_event(rec.action, rec.t_ms)
+            ev["frame"] = rec.frame
+            if rec.cards is not None:
+                ev["cards"] = rec.cards
+            if isinstance(rec.action, Call):
+                ev["valid"] = not rec.flags
+            if rec.inferred:
+                ev["inferred"] = True
+            if isinstance(rec.action, EndRound):
+                continue
+            body.append(ev)
+            for fl in rec.flags:
+                fe = fl.to_event()
+                fe["frame"] = rec.frame
+                if fl.corrected:
+                    fe["corrected_at"] = fl.corrected_at
+                body.append(fe)
+        tail = [e for e in self.events if e["type"] == "round_end"]
+        return head + body + tail
+
+    def report(self) -> dict[str, Any]:
+        """The round's summary: scores, lake cards, nertz counts, flags with frames."""
+        if self.table is None:
+            return {"round": self.round_no, "dealt": False, "seats": self.seats}
+        score = self.table.score().to_dict()
+        return {"round": self.round_no, "dealt": True, "seats": self.seats,
+                "deal_frame": self.deal_frame, "last_frame": self.last_good_frame,
+                "end_inferred": self.end_inferred, "score": score,
+                "nertz_counts": self.nertz_counts(),
+                "nertz_emptied_at": dict(self.table.nertz_emptied_at),
+                "calls": [{"seat": s, "t_ms": t, "valid": v} for s, t, v in self.table.calls],
+                "moves": sum(isinstance(r.action, Move) for r in self.records),
+                "inferred_moves": sum(isinstance(r.action, Move) and r.inferred
+                                      for r in self.records),
+                "flags": self.flags()}
+
+    # --- the deal -----------------------------------------------------------------------
+    def _try_deal(self, obs: Observation) -> None:
+        cols = self.rules.river_columns
+        seen: list[tuple[str, tuple[str, ...]]] = []
+        for k in range(self.seats):
+            nz = obs.places.get(f"seat{k}:nertz")
+            if nz is None or nz.covered > self.cover_limit or not nz.cards or \
+                    not nz.cards[-1].face_up:
+                self._deal_n = 0
+                return
+            river = []
+            for i in range(cols):
+                v = obs.places.get(f"seat{k}:river{i}")
+                if v is None or v.covered > self.cover_limit or len(v.cards) != 1 \
+                        or not v.cards[0].face_up:
+                    self._deal_n = 0
+                    return
+                river.append(v.cards[0].code)
+            codes = [nz.cards[-1].code, *river]
+            if len(set(codes)) != len(codes):
+                self._deal_n = 0
+                return
+            seen.append((nz.cards[-1].code, tuple(river)))
+        cand = tuple(seen)
+        if cand == self._deal_cand:
+            self._deal_n += 1
+        else:
+            self._deal_cand, self._deal_n = cand, 1
+        if self._deal_n < self.min_frames:
+            return
+        layouts = []
+        for k, (top, river) in enumerate(cand):
+            rest = [c for c in self._deck() if c != top and c not in river]
+            nertz = rest[:NERTZ_SIZE - 1] + [top]
+            stock = rest[NERTZ_SIZE - 1:]
+            self._deal_lists.append({"nertz": list(nertz), "river": [[c] for c in river],
+                                     "stock": list(stock)})
+            layouts.append(Layout([Card.parse(c, k) for c in nertz],
+                                  [[Card.parse(c, k)] for c in river],
+                                  [Card.parse(c, k) for c in stock]))
+            self.known.update((k, c) for c in (top, *river))
+            self.nertz_tops.add((k, top))
+            self.seen_deal.append({"seat": k, "nertz_top": top, "river": list(river)})
+        self.table = Table(layouts, self.rules, self.round_no)
+        self.deal_frame = obs.frame
+        self.events.append({"type": "round_start", "t_ms": 0, "round": self.round_no,
+                            "seats": self.seats, "rules": self.rules.to_dict(),
+                            "frame": obs.frame})
+        for k, (top, river) in enumerate(cand):
+            self.events.append({"type": "deal", "t_ms": 0, "seat": k, "frame": obs.frame,
+                                "nertz": [None] * (NERTZ_SIZE - 1) + [top],
+                                "river": [[c] for c in river],
+                                "stock": [None] * (len(self._deck()) - NERTZ_SIZE - cols)})
+        self._debounce(obs)
+        for st in self.states.values():  # the deal view is the first stable state
+            st.stable = st.cand
+
+    def _deck(self) -> list[str]:
+        codes = list(ALL_CODES)
+        if self.rules.jokers:
+            codes += ["JKR", "JKB"]
+        return codes
+
+    # --- per-place debounce -------------------------------------------------------------
+    @staticmethod
+    def _kind(place: str) -> str:
+        if place.startswith("lake:"):
+            return "lake"
+        kind = place.split(":", 1)[1]
+        return "river" if kind.startswith("river") else kind
+
+    def _view_codes(self, place: str, codes: list[str]) -> tuple[tuple[str, ...], bool]:
+        """The codes that are compared for a place, and whether the view is usable."""
+        kind = self._kind(place)
+        if kind == "stock":
+            return (("back",) if codes else ()), True
+        if kind in ("nertz", "lake"):
+            if not codes:
+                return (), True
+            if codes[-1] == "back":
+                return (), False
+            return (codes[-1],), True
+        face = tuple(c for c in codes if c != "back")
+        if codes and codes[-1] == "back":
+            return face, False
+        return face, True
+
+    def _debounce(self, obs: Observation) -> bool:
+        changed = False
+        names = set(obs.places) | set(self.states)
+        for name in names:
+            try:
+                place = Place.parse(name)
+            except ValueError:
+                continue
+            if place.seat is not None and place.seat >= self.seats:
+                continue
+            st = self.states.setdefault(name, _PlaceState())
+            view = obs.places.get(name)
+            raw = view.codes if view is not None else []
+            codes, usable = self._view_codes(name, raw)
+            covered = view is not None and view.covered > self.cover_limit
+            top = codes[-1] if codes else None
+            if top != st.top:
+                st.top, st.top_frame, st.top_t = top, obs.frame, float(obs.t_ms)
+            st.covered = covered or not usable
+            st.last_frame = obs.frame
+            if st.covered:
+                st.cand, st.cand_n = None, 0
+                continue
+            if codes == st.cand:
+                st.cand_n += 1
+            else:
+                st.cand, st.cand_n, st.cand_frame, st.cand_t = codes, 1, obs.frame, obs.t_ms
+            if (st.cand_n >= self.min_frames and obs.t_ms - st.cand_t >= self.min_ms
+                    and st.cand != st.stable):
+                st.stable, st.stable_frame = st.cand, obs.frame
+                st.stable_t = min(st.top_t, st.cand_t) if top is not None else st.cand_t
+                changed = True
+        return changed
+
+    # --- what the engine says the camera should see ------------------------------------
+    def _expected(self, place: str) -> tuple[str, ...]:
+        table = self.table
+        assert table is not None
+        kind = self._kind(place)
+        if kind == "lake":
+            j = self.lake_map.get(place)
+            if j is None or j >= len(table.lake):
+                return ()
+            pl = table.lake[j].placements
+            return (pl[-1].card.code,) if pl else ()
+        p = Place.parse(place)
+        layout = table.layouts[p.seat]  # type: ignore[index]
+        if kind == "nertz":
+            return (layout.nertz[-1].code,) if layout.nertz else ()
+        if kind == "stock":
+            return ("back",) if layout.stock else ()
+        if kind == "waste":
+            return tuple(c.code for c in layout.waste[-3:])
+        if p.index is None or p.index >= len(layout.river):
+            return ()
+        return tuple(c.code for c in layout.river[p.index])
+
+    def _agrees(self, place: str, seen: tuple[str, ...]) -> bool:
+        exp = self._expected(place)
+        if self._kind(place) == "waste" and seen and exp:
+            return seen[-1] == exp[-1] and exp[-len(seen):] == seen
+        return seen == exp
+
+    def _dirty(self, place: str) -> bool:
+        st = self.states.get(place)
+        if st is None or st.stable is None or self.table is None:
+            return False
+        return not self._agrees(place, st.stable)
+
+    # --- explaining differences ---------------------------------------------------------
+    def _reconcile(self, final: bool = False) -> None:
+        for _ in range(64):
+            if not (self._arrivals(final) or self._reveals() or self._stock_waste(final)):
+                break
+
+    def _free_spots(self, code: str, dest: str) -> list[tuple[str, int, int, bool]]:
+        """Where ``code`` could come from: (place, run length, seat, is_retract)."""
+        table = self.table
+        assert table is not None
+        out = []
+        for seat in range(self.seats):
+            try:
+                where = table.where(code, seat)
+            except ValueError:
+                continue
+            if where is None:
+                continue
+            src = str(where)
+            if src == dest or (where.is_lake and src == self._lake_engine_place(dest)):
+                continue
+            if where.is_lake:
+                pls = table.lake[where.index].placements  # type: ignore[index]
+                if pls and pls[-1].card.code == code and pls[-1].card.owner == seat:
+                    out.append((src, 1, pls[-1].seat, True))
+                continue
+            pile = table.pile(where)
+            if where.kind in ("nertz", "waste"):
+                if pile and pile[-1].code == code:
+                    out.append((src, 1, seat, False))
+            elif where.kind == "river":
+                codes = [c.code for c in pile]
+                idx = codes.index(code)
+                out.append((src, len(codes) - idx, seat, False))
+        return out
+
+    def _from_waste_pool(self, code: str, dest: str) -> list[tuple[str, int, int, bool]]:
+        """A card that arrives from a waste the engine has out of step (missed draws): when
+        a seat's waste is seen changed and holds the card among its hidden cards, make it
+        that waste's top (exchanging hidden, never-moved cards)."""
+        table = self.table
+        assert table is not None
+        dseat = Place.parse(dest).seat if not dest.startswith("lake:") else None
+        for seat in range(self.seats):
+            if dseat is not None and seat != dseat:
+                continue
+            if (seat, code) in self.named:
+                continue
+            wname = f"seat{seat}:waste"
+            if not self._dirty(wname) and dseat is None:
+                continue
+            where = table.where(code, seat)
+            waste = table.layouts[seat].waste
+            if where is None or where.kind not in ("stock", "waste") or not waste:
+                continue
+            top = waste[-1].code
+            if (seat, top) in self.named:
+                continue
+            self._swap(seat, top, code)
+            if waste[-1].code == code:
+                return [(wname, 1, seat, False)]
+        return []
+
+    def _lake_engine_place(self, place: str) -> str | None:
+        j = self.lake_map.get(place)
+        return None if j is None else f"lake:{j}"
+
+    def _obs_place_of(self, engine_place: str) -> str:
+        if engine_place.startswith("lake:"):
+            j = int(engine_place.split(":")[1])
+            for k, v in self.lake_map.items():
+                if v == j:
+                    return k
+        return engine_place
+
+    def _departed(self, engine_place: str, code: str) -> int:
+        """3: the card is seen gone from its place; 2: the place is not seen now; 1: the
+        card still shows there."""
+        name = self._obs_place_of(engine_place)
+        st = self.states.get(name)
+        if st is None or st.stable is None:
+            return 2
+        if self._kind(name) == "river":
+            gone = code not in st.stable
+        else:
+            gone = not st.stable or st.stable[-1] != code
+        if gone:
+            return 3
+        return 2 if st.covered else 1
+
+    def _arrivals(self, final: bool) -> bool:
+        table = self.table
+        assert table is not None
+        order = sorted((p for p in self.states if self._dirty(p)),
+                       key=lambda p: self.states[p].stable_t)
+        for dest in order:
+            st = self.states[dest]
+            seen = st.stable or ()
+            exp = self._expected(dest)
+            kind = self._kind(dest)
+            if not seen:
+                continue
+            if kind == "river":
+                if seen[:len(exp)] != exp or len(seen) <= len(exp):
+                    continue
+                run = seen[len(exp):]
+            else:
+                run = (seen[-1],)
+                if exp and exp[-1] == seen[-1]:
+                    continue
+            code = run[0]
+            spots = self._free_spots(code, dest)
+            if kind in ("lake", "river"):
+                spots = [s for s in spots if s[3] or s[1] == len(run)]
+            if kind == "lake":
+                spots = [s for s in spots if not s[3]]
+            if kind != "lake":
+                dseat = Place.parse(dest).seat
+                spots = [s for s in spots if s[2] == dseat]
+            if kind in ("nertz", "waste", "stock"):
+                spots = [s for s in spots if s[3] or (s[0].startswith("seat")
+                                                      and self._kind(s[0]) == "river")]
+            if not spots and len(run) == 1 and kind in ("lake", "river"):
+                spots = self._from_waste_pool(code, dest)
+            if not spots:
+                continue
+            ranked = sorted(spots, key=lambda s: -self._departed(s[0], code))
+            best = ranked[0]
+            score = self._departed(best[0], code)
+            waited = self.t_ms - st.stable_t
+            if score < 3 and not (final or waited >= self.wait_ms):
+                continue
+            if score == 1:
+                continue
+            src, n, seat, is_retract = best
+            t = int(st.stable_t)
+            frames = (self._since_frame(src), st.stable_frame)
+            evidence = {"seen": list(seen), "expected": list(exp), "from": src,
+                        "departure": score}
+            if is_retract or (self._kind(src) == "river" and kind in ("nertz", "waste")):
+                owner = seat
+                if not is_retract:
+                    owner = Place.parse(src).seat  # type: ignore[assignment]
+                action: Action = Retract(owner, code, src, dest)
+            else:
+                dst = dest
+                if kind == "lake":
+                    j = self.lake_map.get(dest)
+                    if j is None:
+                        j = len(table.lake)
+                    dst = f"lake:{j}"
+                    self._infer_missing(seat, code, j, t, evidence)
+                action = Move(seat, code, src, dst, n)
+            if self._commit(action, t, st.stable_frame, frames=frames, evidence=evidence):
+                if kind == "lake" and dest not in self.lake_map:
+                    self.lake_map[dest] = int(action.dst.split(":")[1])  # type: ignore[union-attr]
+                return True
+        return False
+
+    def _since_frame(self, engine_place: str) -> int:
+        st = self.states.get(self._obs_place_of(engine_place))
+        return st.top_frame if st is not None else self.frame
+
+    def _infer_missing(self, seat: int, code: str, j: int, t: int,
+                       evidence: dict[str, Any]) -> None:
+        """A foundation seen at 5♥ and then at 7♥ had a 6♥ played: when a seat lost the
+        missing card(s), commit those moves first (marked inferred)."""
+        table = self.table
+        assert table is not None
+        if j >= len(table.lake):
+            return
+        f = table.lake[j]
+        card = Card.parse(code)
+        if f.top is None or f.suit != card.suit or card.rank <= f.next_rank:
+            return
+        for rank in range(f.next_rank, card.rank):
+            missing = Card(rank, card.suit).code
+            spots = [s for s in self._free_spots(missing, f"lake:{j}")
+                     if not s[3] and s[1] == 1 and self._departed(s[0], missing) == 3]
+            if not spots:
+                return
+            src, _n, owner, _r = spots[0]
+            move = Move(owner, missing, src, f"lake:{j}")
+            if table.is_legal(move) is not True:
+                return
+            self._commit(move, t, self.frame, inferred=True,
+                         evidence={"why": f"{code} seen on lake:{j} after {f.top.card.code}",
+                                   "from": src})
+            evidence["inferred_before"] = evidence.get("inferred_before", []) + [missing]
+
+    def _stock_waste(self, final: bool) -> bool:
+        """New cards on a waste: draws (a whole stock's worth when the stock shows empty, a
+        recycle first when the engine's stock is empty); an emptied waste with a stock
+        again: a recycle. The seen cards are then put in place among the seat's hidden
+        cards (see :meth:`_resync_waste`)."""
+        table = self.table
+        assert table is not None
+        for seat in range(self.seats):
+            wname, sname = f"seat{seat}:waste", f"seat{seat}:stock"
+            wst, sst = self.states.get(wname), self.states.get(sname)
+            if wst is None or wst.stable is None or not self._dirty(wname):
+                continue
+            seen = wst.stable
+            layout = table.layouts[seat]
+            waste = [c.code for c in layout.waste]
+            stock_now: bool | None = None
+            if sst is not None and sst.stable is not None:
+                stock_now = sst.stable == ("back",)
+            elif sst is None:
+                stock_now = False
+            waited = final or self.t_ms - wst.stable_t >= self.wait_ms
+            if stock_now is None and not waited:
+                continue
+            plan: list[Action] = []
+            if not seen:
+                if stock_now and len(waste) >= 1 and (len(waste) >= 2 or not layout.stock):
+                    plan = [Draw(seat)] * -(-len(layout.stock) // self.rules.draw)
+                    plan.append(Recycle(seat))
+                else:
+                    continue
+            else:
+                top = seen[-1]
+                if waste and top == waste[-1]:
+                    continue  # the same top: lower fan cards are reveals
+                if top in waste[:-1] and not waited:
+                    continue  # the top left: a departure, wait for where it went
+                if any(s[0] != wname and not s[3] for s in self._free_spots(top, wname)):
+                    continue  # an arrival (a retract) or a card seen elsewhere
+                if not layout.stock:
+                    if not layout.waste:
+                        continue
+                    plan.append(Recycle(seat))
+                    stock_len = len(layout.waste)
+                else:
+                    stock_len = len(layout.stock)
+                draws = 1
+                if stock_now is False:
+                    draws = max(1, -(-stock_len // self.rules.draw))
+                plan += [Draw(seat)] * draws
+            if self._commit_plan(seat, plan, list(seen), wst):
+                return True
+        return False
+
+    def _commit_plan(self, seat: int, plan: list[Action], seen: list[str],
+                     wst: _PlaceState) -> bool:
+        table = self.table
+        assert table is not None
+        t = int(wst.stable_t)
+        done = False
+        for i, action in enumerate(plan):
+            last = i == len(plan) - 1
+            if last and seen and isinstance(action, Draw):
+                self._resync_waste(seat, seen, pending_draw=True)
+            cards = None
+            if isinstance(action, Draw):
+                cards = [c.code for c in table.layouts[seat].stock[:self.rules.draw]]
+            if not self._commit(action, t, wst.stable_frame, inferred=not last,
+                                cards=cards, evidence={"waste": seen}):
+                break
+            done = True
+        if seen:
+            self._resync_waste(seat, seen)
+        return done
+
+    def _pool(self, seat: int) -> list[tuple[list[Card], int]]:
+        """The hidden positions of a seat: under the nertz top, the stock, the waste."""
+        layout = self.table.layouts[seat]  # type: ignore[union-attr]
+        out = [(layout.nertz, i) for i in range(len(layout.nertz) - 1)]
+        out += [(layout.stock, i) for i in range(len(layout.stock))]
+        out += [(layout.waste, i) for i in range(len(layout.waste))]
+        return out
+
+    def _resync_waste(self, seat: int, seen: list[str], pending_draw: bool = False) -> None:
+        """Put the seen fan on top of the engine's waste (or, before a draw, into the
+        stock cards that draw will turn) by exchanging hidden, never-moved cards."""
+        table = self.table
+        assert table is not None
+        layout = table.layouts[seat]
+        if pending_draw:
+            k = min(self.rules.draw, len(layout.stock))
+            slots = [(layout.waste, i) for i in range(len(layout.waste))]
+            slots += [(layout.stock, i) for i in range(k)]
+        else:
+            slots = [(layout.waste, i) for i in range(len(layout.waste))]
+        slots = slots[-len(seen):]
+        for (lst, i), want in zip(slots, seen[-len(slots):], strict=False):
+            have = lst[i].code
+            if have != want:
+                self._swap(seat, have, want, protect=[id(lst), i])
+            self.known.add((seat, want))
+
+    def _reveals(self) -> bool:
+        """A newly turned nertz top, or lower fan cards of a waste, that the engine holds
+        elsewhere among the seat's hidden cards."""
+        table = self.table
+        assert table is not None
+        done = False
+        for seat in range(self.seats):
+            name = f"seat{seat}:nertz"
+            st = self.states.get(name)
+            nertz = table.layouts[seat].nertz
+            if st is not None and st.stable and nertz:
+                want, have = st.stable[-1], nertz[-1].code
+                if want != have and (seat, have) not in self.nertz_tops \
+                        and (seat, want) not in self.named:
+                    where = table.where(want, seat) if want in self._deck() else None
+                    if where is not None and where.kind in ("nertz", "stock", "waste"):
+                        self._swap(seat, have, want)
+                        done = True
+                if nertz[-1].code == want:
+                    self.known.add((seat, want))
+                    self.nertz_tops.add((seat, want))
+            wst = self.states.get(f"seat{seat}:waste")
+            waste = table.layouts[seat].waste
+            if wst is None or not wst.stable or not waste or wst.stable[-1] != waste[-1].code:
+                continue
+            if tuple(c.code for c in waste[-len(wst.stable):]) != wst.stable:
+                before = [c.code for c in waste]
+                self._resync_waste(seat, list(wst.stable))
+                done = done or before != [c.code for c in waste]
+        return done
+
+    def _swap(self, seat: int, have: str, want: str, protect: list[int] | None = None) -> None:
+        """Exchange two hidden, never-moved cards of a seat in the engine and in the deal
+        hypothesis (equivalent: nothing in the history names either card)."""
+        table = self.table
+        assert table is not None
+        if (seat, have) in self.named or (seat, want) in self.named or want not in self._deck():
+            return
+        a, b = Card.parse(have, seat), Card.parse(want, seat)
+        pool = self._pool(seat)
+        layout = table.layouts[seat]
+        if layout.nertz and layout.nertz[-1] in (a, b):
+            pool.append((layout.nertz, len(layout.nertz) - 1))
+        pos_a = next(((lst, i) for lst, i in pool if lst[i] == a), None)
+        pos_b = next(((lst, i) for lst, i in pool if lst[i] == b), None)
+        if pos_a is None or pos_b is None:
+            return
+        pos_a[0][pos_a[1]], pos_b[0][pos_b[1]] = b, a
+        deal = self._deal_lists[seat]
+        dl = [deal["nertz"], deal["stock"]]
+        da = next(((lst, i) for lst in dl for i, c in enumerate(lst) if c == have), None)
+        db = next(((lst, i) for lst in dl for i, c in enumerate(lst) if c == want), None)
+        if da is not None and db is not None:
+            da[0][da[1]], db[0][db[1]] = want, have
+        self.known.add((seat, want))
+
+    # --- committing ---------------------------------------------------------------------
+    def _commit(self, action: Action, t: float, frame: int, *, inferred: bool = False,
+                frames: tuple[int, int] | None = None, evidence: dict[str, Any] | None = None,
+                cards: list[str] | None = None) -> bool:
+        table = self.table
+        assert table is not None
+        t_ms = max(int(t), table.now)
+        try:
+            flags = table.push(action, t_ms)
+        except (ImpossibleAction, OrderError, ValueError):
+            return False
+        if isinstance(action, Move | Retract):
+            self.known.add((self._owner(action), action.card))
+            self.named.add((self._owner(action), action.card))
+        rec = _Record(action, t_ms, frame, frames or (frame, frame), inferred,
+                      evidence or {}, cards, flags)
+        self.records.append(rec)
+        ev = action_to_event(action, t_ms)
+        ev["frame"] = frame
+        if cards is not None:
+            ev["cards"] = cards
+        if isinstance(action, Call):
+            ev["valid"] = not flags
+        if inferred:
+            ev["inferred"] = True
+        self.events.append(ev)
+        for fl in flags:
+            fe = fl.to_event()
+            fe.update(frame=frame, frames=list(rec.frames), evidence=rec.evidence)
+            self.events.append(fe)
+        return True
+
+    def _owner(self, action: Move | Retract) -> int:
+        src = Place.parse(action.src)
+        if src.seat is not None:
+            return src.seat
+        dst = Place.parse(action.dst)
+        return dst.seat if dst.seat is not None else action.seat
+
+    def _apply_calls(self, until: float) -> None:
+        while self._pending_calls and self._pending_calls[0][1] <= until:
+            seat, t = self._pending_calls.pop(0)
+            self._commit(Call(seat), t, self.frame, evidence={"input": "call"})
+
+
+def oracle_observations(label_lines: Iterable[dict[str, Any]]) -> Iterable[Observation]:
+    """Observations of a perfect detector and table model from render labels (the header
+    line is skipped)."""
+    from .observation import observation_from_labels
+
+    for line in label_lines:
+        if line.get("type") == "header":
+            continue
+        yield observation_from_labels(line)
