@@ -328,6 +328,50 @@ def serve(
     uvicorn.run(web, host=host, port=port, log_level="warning")
 
 
+@app.command("replay")
+def replay_cmd(
+    video: Annotated[Path, typer.Argument(help="recorded video (any format OpenCV reads)")],
+    out_dir: Annotated[Path, typer.Option("--out", "-o", help="output folder")] = Path(
+        "replay"),
+    profile: Annotated[Path | None, typer.Option(help="table profile (TOML)")] = None,
+    calls: Annotated[Path | None, typer.Option(help="calls, JSON Lines {seat, t_ms}")] = None,
+    oracle: Annotated[Path | None, typer.Option(
+        help="render labels (*.labels.jsonl) instead of the detector: measures the tracker")
+    ] = None,
+    players: Annotated[int, typer.Option(help="--oracle: number of seats")] = 4,
+    preset: Annotated[str, typer.Option(help="--oracle: house-rule preset")] = "nertz",
+) -> None:
+    """Referee a recorded round: events.jsonl, report.json and report.html in --out."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from referee.replay import ReplayError, oracle_observer, pipeline_observer, read_calls
+    from referee.replay import replay_video as run_replay
+
+    try:
+        if oracle is not None:
+            observer, rules, seats = oracle_observer(oracle), _rules(preset, None, []), players
+        elif profile is not None:
+            observer = pipeline_observer(profile)
+            model = observer.model  # type: ignore[attr-defined]
+            rules, seats = model.rules, len(model.seats)
+        else:
+            raise _fail("give --profile table.toml (or --oracle labels.jsonl)")
+        call_list = read_calls(calls) if calls else None
+        with Progress(TextColumn("replaying"), BarColumn(), TextColumn("{task.completed} "
+                      "frames"), TimeRemainingColumn(), console=err) as bar:
+            task = bar.add_task("replay", total=None)
+            report = run_replay(video, out_dir, observer, rules, seats, call_list,
+                                progress=lambda n, total: bar.update(
+                                    task, completed=n, total=total or None))
+    except ReplayError as exc:
+        raise _fail(str(exc), 1) from None
+    score = report.get("score") or {}
+    err.print(f"wrote {out_dir}/events.jsonl, report.json, report.html: scores "
+              f"{score.get('scores')}, {len(report.get('flags', []))} flag(s)", highlight=False)
+    if report.get("error"):
+        raise _fail(report["error"], 1)
+
+
 def main() -> None:  # pragma: no cover
     app()
 

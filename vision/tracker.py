@@ -226,11 +226,25 @@ class Tracker:
                          "nertz": list(deal["nertz"]), "river": [list(c) for c in deal["river"]],
                          "stock": list(deal["stock"]), "unseen": unseen})
         body: list[dict[str, Any]] = []
+        check: Table | None = None
+        try:
+            check = Table.from_deals([{"seat": k, **d} for k, d in enumerate(self._deal_lists)],
+                                     self.rules, self.round_no)
+        except ValueError:
+            check = None
         for rec in self.records:
             ev = action_to_event(rec.action, rec.t_ms)
             ev["frame"] = rec.frame
             if rec.cards is not None:
                 ev["cards"] = rec.cards
+            if check is not None:  # the draw's cards as the final deal hypothesis gives them
+                if isinstance(rec.action, Draw):
+                    ev["cards"] = [c.code for c in
+                                   check.layouts[rec.action.seat].stock[:self.rules.draw]]
+                try:
+                    check.push(rec.action, rec.t_ms)
+                except (ImpossibleAction, OrderError, ValueError):
+                    check = None
             if isinstance(rec.action, Call):
                 ev["valid"] = not rec.flags
             if rec.inferred:

@@ -1,0 +1,225 @@
+"""``nertz replay``: a recorded video → events.jsonl, report.json and report.html.
+
+The frames go through an *observer* (``(image, frame, t_ms) -> Observation``) and the
+:class:`vision.tracker.Tracker`. Two observers are built in: :func:`pipeline_observer` (the
+real path: :class:`vision.detector.CardDetector` → :class:`vision.table_model.TableModel`
+from a table profile) and :func:`oracle_observer` (what a perfect detector and table model
+would see, from the renderer's ``*.labels.jsonl``; for measuring the tracker alone).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections import deque
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from rules import HouseRules
+from rules.log import write_log
+from vision.observation import Observation, observation_from_labels
+from vision.tracker import Tracker
+
+Observer = Callable[[np.ndarray, int, float], Observation]
+
+__all__ = ["ReplayError", "oracle_observer", "pipeline_observer", "read_calls", "replay_video"]
+
+
+class ReplayError(ValueError):
+    """A video, profile or calls file that cannot be used; one line says why."""
+
+
+def oracle_observer(labels: str | Path) -> Observer:
+    """Observations from render labels (frame number → the labelled frame)."""
+    try:
+        lines = [json.loads(x) for x in Path(labels).read_text().splitlines() if x.strip()]
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ReplayError(f"cannot read labels {labels}: {exc}") from None
+    by_frame = {ln["frame"]: ln for ln in lines if ln.get("type") != "header"}
+
+    def observe(image: np.ndarray, frame: int, t_ms: float) -> Observation:
+        line = by_frame.get(frame)
+        if line is None:
+            return Observation(frame, t_ms, table_found=False)
+        obs = observation_from_labels(line)
+        obs.t_ms = t_ms
+        return obs
+
+    return observe
+
+
+def pipeline_observer(profile: str | Path, models: str | Path | None = None) -> Observer:
+    """The real path: card detector → table model of a saved table profile."""
+    from vision.detector import CardDetector, ModelError
+    from vision.table_model import TableModel
+
+    try:
+        model = TableModel.load(profile)
+        detector = CardDetector.load(models)
+    except (ModelError, OSError, ValueError) as exc:
+        raise ReplayError(f"cannot load the pipeline: {exc}") from None
+
+    def observe(image: np.ndarray, frame: int, t_ms: float) -> Observation:
+        return model.observe(image, detector(image), frame, t_ms)
+
+    observe.model = model  # type: ignore[attr-defined]
+    return observe
+
+
+def read_calls(path: str | Path) -> list[tuple[int, float]]:
+    """Calls from a JSON Lines file: ``{"seat": 2, "t_ms": 61000}`` per line."""
+    out = []
+    try:
+        lines = Path(path).read_text().splitlines()
+    except OSError as exc:
+        raise ReplayError(f"cannot read calls file {path}: {exc}") from None
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            ev = json.loads(line)
+            if ev.get("type", "call") != "call":
+                continue
+            out.append((int(ev["seat"]), float(ev["t_ms"])))
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
+            raise ReplayError(f"calls file {path}: line {n} is not a call "
+                              '{"seat": K, "t_ms": T}') from None
+    return sorted(out, key=lambda c: c[1])
+
+
+def _thumb(image: np.ndarray, width: int = 480) -> np.ndarray:
+    h, w = image.shape[:2]
+    if w <= width:
+        return image.copy()
+    return cv2.resize(image, (width, int(round(h * width / w))), interpolation=cv2.INTER_AREA)
+
+
+def replay_video(video: str | Path, out_dir: str | Path, observer: Observer, rules: HouseRules,
+                 seats: int, calls: list[tuple[int, float]] | None = None,
+                 progress: Callable[[int, int], None] | None = None,
+                 keep_frames: int = 120) -> dict[str, Any]:
+    """Run a video through the observer and the tracker; write ``events.jsonl``,
+    ``report.json`` and ``report.html`` to ``out_dir`` (also when the video ends early:
+    ``report["error"]`` then says why, and everything decided up to the last good frame is
+    kept). Returns the report."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "crops").mkdir(exist_ok=True)
+    cap = cv2.VideoCapture(str(video))
+    if not Path(video).is_file() or not cap.isOpened():
+        raise ReplayError(f"cannot read {video}: not a video file OpenCV can open")
+    fps = cap.get(cv2.CAP_PROP_FPS) or 30.0
+    if not 1.0 <= fps <= 240.0:
+        fps = 30.0
+    total = int(cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
+    tracker = Tracker(rules, seats)
+    pending = list(calls or [])
+    recent: deque[tuple[int, np.ndarray]] = deque(maxlen=keep_frames)
+    crops: list[dict[str, Any]] = []
+    frame = 0
+    error = None
+    while True:
+        ok, image = cap.read()
+        if not ok or image is None:
+            break
+        t_ms = frame * 1000.0 / fps
+        while pending and pending[0][1] <= t_ms:
+            tracker.call(*pending.pop(0))
+        try:
+            obs = observer(image, frame, t_ms)
+        except Exception as exc:  # noqa: BLE001 - a bad frame must not lose the round
+            error = f"frame {frame}: the observer failed: {type(exc).__name__}: {exc}"
+            break
+        recent.append((frame, _thumb(image)))
+        for ev in tracker.update(obs):
+            if ev["type"] == "flag":
+                crops.append(_save_crops(out, len(crops), ev, recent))
+        if progress is not None:
+            progress(frame + 1, total)
+        frame += 1
+    cap.release()
+    if frame == 0:
+        error = error or f"cannot read {video}: no frame could be decoded"
+    elif error is None and total and frame < total - 1:
+        error = (f"{video} is truncated: decoded {frame} of {total} frames; the report "
+                 f"holds what was decided up to frame {frame - 1}")
+    for seat, t in pending:
+        tracker.call(seat, t)
+    for ev in tracker.finish():
+        if ev["type"] == "flag":
+            crops.append(_save_crops(out, len(crops), ev, recent))
+    events = tracker.log() if tracker.dealt else []
+    write_log(events, out / "events.jsonl")
+    report = tracker.report()
+    report.update(video=str(video), fps=fps, frames=frame, frames_expected=total,
+                  error=error, calls_input=calls is not None)
+    if report.get("end_inferred"):
+        report["note"] = ("no call input: the round end was inferred from the first emptied "
+                          "nertz pile and play stopping" if tracker.table is not None
+                          and tracker.table.nertz_emptied_at else
+                          "no call input and no emptied nertz pile: the round stalled")
+    for fl, crop in zip(report.get("flags", []), crops, strict=False):
+        fl["crops"] = crop
+    report["rounds"] = [{"round": report["round"], "score": report.get("score"),
+                         "nertz_counts": report.get("nertz_counts"),
+                         "flags": len(report.get("flags", []))}]
+    (out / "report.json").write_text(json.dumps(report, indent=1, default=str))
+    (out / "report.html").write_text(_html(report, events))
+    return report
+
+
+def _save_crops(out: Path, i: int, ev: dict[str, Any],
+                recent: deque[tuple[int, np.ndarray]]) -> dict[str, Any]:
+    first, last = ev.get("frames", [ev.get("frame", 0)] * 2)
+    before = next((img for f, img in recent if f >= max(0, first - 3)), None)
+    after = recent[-1][1] if recent else None
+    names = {}
+    for tag, img in (("before", before), ("after", after)):
+        if img is not None:
+            name = f"crops/flag{i:03d}-{tag}.jpg"
+            cv2.imwrite(str(out / name), img, [cv2.IMWRITE_JPEG_QUALITY, 80])
+            names[tag] = name
+    return names
+
+
+def _html(report: dict[str, Any], events: list[dict[str, Any]]) -> str:
+    e = html.escape
+    score = report.get("score") or {}
+    seats = report.get("seats", 0)
+    rows = "".join(
+        f"<tr><td>seat{k}</td><td>{(score.get('lake_cards') or [0] * seats)[k]}</td>"
+        f"<td>{(report.get('nertz_counts') or [0] * seats)[k]}</td>"
+        f"<td><b>{(score.get('scores') or [0] * seats)[k]}</b></td></tr>" for k in range(seats))
+    flags = []
+    for fl in report.get("flags", []):
+        imgs = "".join(f'<figure><img src="{e(v)}" width="320"><figcaption>{e(k)}'
+                       "</figcaption></figure>" for k, v in (fl.get("crops") or {}).items())
+        state = " (corrected)" if fl.get("corrected") else ""
+        flags.append(f"<div class='flag'><h3>{e(fl['rule'])}{state}: seat{fl.get('seat')} "
+                     f"{e(str(fl.get('card') or ''))} {e(str(fl.get('place') or ''))}</h3>"
+                     f"<p>{fl['t_ms'] / 1000:.1f} s, frames {fl.get('frames')}</p>{imgs}</div>")
+    end = max([ev["t_ms"] for ev in events] or [1]) or 1
+    marks = "".join(
+        f"<div class='m {e(ev['type'])}' style='left:{100 * ev['t_ms'] / end:.2f}%' "
+        f"title='{e(ev['type'])} {e(str(ev.get('card', '')))} seat{ev.get('seat', '')} "
+        f"{ev['t_ms'] / 1000:.1f}s'></div>"
+        for ev in events if ev["type"] in ("move", "flag", "call", "retract", "round_end"))
+    err = f"<p class='err'>{e(report['error'])}</p>" if report.get("error") else ""
+    note = f"<p>{e(report['note'])}</p>" if report.get("note") else ""
+    return f"""<!doctype html><html><head><meta charset="utf-8"><title>Nertz replay</title>
+<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}
+td,th{{border:1px solid #ccc;padding:4px 10px}}.tl{{position:relative;height:30px;
+background:#eee;margin:1em 0}}.m{{position:absolute;top:4px;width:3px;height:22px;
+background:#48c}}.m.flag{{background:#d22}}.m.call{{background:#2a2;width:5px}}
+.m.retract{{background:#fa0}}figure{{display:inline-block;margin:4px}}
+.err{{color:#b00}}</style></head><body><h1>Nertz replay: {e(str(report.get('video')))}</h1>
+{err}{note}<h2>Scoreboard (end: {e(str(score.get('reason')))})</h2>
+<table><tr><th>seat</th><th>lake cards</th><th>nertz left</th><th>score</th></tr>{rows}
+</table><h2>Timeline</h2><div class="tl">{marks}</div>
+<p>blue: move, orange: retract, red: flag, green: call</p>
+<h2>Flags ({len(flags)})</h2>{''.join(flags) or '<p>none</p>'}</body></html>
+"""
