@@ -1,0 +1,247 @@
+"""Referee accuracy on rendered games: simulate → render → replay, compared with the log.
+
+Modes: ``oracle`` (observations from the render labels: the tracker alone), ``table``
+(the labels' boxes and codes as detections → the real table model → tracker) and ``full``
+(the card detector on every frame → table model → tracker). Calls come from the simulator's
+log as call input (a button press), so false calls can be judged; ``--no-calls`` measures
+the inferred round end instead.
+
+    python -m scripts.eval_replay --rounds 20 --size 480x270 --fps 10 --mode oracle
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+
+from rules import HouseRules
+from rules.log import write_log
+from rules.simulator import simulate_round
+from vision.observation import Observation
+from vision.tracker import Tracker, oracle_observations
+
+PRESETS = ("nertz", "single-draw", "pounce", "racing-demon", "klondike-draw")
+CAMERAS = ("tilt_deg=8,yaw_deg=5", "tilt_deg=18,yaw_deg=30,k1=-0.08", "tilt_deg=12,roll_deg=4",
+           "tilt_deg=22,yaw_deg=-20,k1=0.05")
+TOL_MS = 3000
+
+
+def _lake(place: str) -> str:
+    return "lake" if place.startswith("lake:") else place
+
+
+def _match(truth: list[dict[str, Any]], got: list[dict[str, Any]], key: Any) -> int:
+    """Greedy one-to-one matching by key within TOL_MS; the number matched."""
+    used: set[int] = set()
+    n = 0
+    for t in truth:
+        for i, g in enumerate(got):
+            if i not in used and key(t) == key(g) and abs(t["t_ms"] - g["t_ms"]) <= TOL_MS:
+                used.add(i)
+                n += 1
+                break
+    return n
+
+
+def compare(truth: list[dict[str, Any]], log: list[dict[str, Any]]) -> dict[str, Any]:
+    """Counts for one round: moves, lake ownership, flags, false calls, scores."""
+    tm = [e for e in truth if e["type"] == "move"]
+    gm = [e for e in log if e["type"] == "move"]
+
+    def mkey(e: dict[str, Any]) -> tuple[Any, ...]:
+        return (e["seat"], e["card"], e["from"], _lake(e["to"]), e.get("n", 1))
+
+    lake_t = [e for e in tm if e["to"].startswith("lake:")]
+    lake_g = [e for e in gm if e["to"].startswith("lake:")]
+    own_total = _match(lake_t, lake_g, lambda e: e["card"])
+    own_right = _match(lake_t, lake_g, lambda e: (e["card"], e["from"]))
+    tf = [e for e in truth if e["type"] == "flag"]
+    gf = [e for e in log if e["type"] == "flag"]
+
+    def fkey(e: dict[str, Any]) -> tuple[Any, ...]:
+        return (e["seat"], e["rule"], e.get("card"))
+
+    t_end = next(e for e in truth if e["type"] == "round_end")
+    g_end = next((e for e in log if e["type"] == "round_end"), None)
+    t_false = [e for e in tf if e["rule"] == "false_call"]
+    g_false = [e for e in gf if e["rule"] == "false_call"]
+    scores = g_end["scores"] if g_end else [0] * len(t_end["scores"])
+    return {"moves_true": len(tm), "moves_got": len(gm), "moves_hit": _match(tm, gm, mkey),
+            "own_total": own_total, "own_right": own_right,
+            "flags_true": len(tf), "flags_got": len(gf), "flags_hit": _match(tf, gf, fkey),
+            "false_calls": len(t_false), "false_calls_hit": _match(t_false, g_false, fkey),
+            "exact": scores == t_end["scores"],
+            "abs_err": sum(abs(a - b) for a, b in zip(scores, t_end["scores"], strict=True))
+            / len(scores),
+            "truth_scores": t_end["scores"], "scores": scores}
+
+
+def run_round(i: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    """Simulate, render and replay one round; its comparison."""
+    from vision.render.camera import Camera
+    from vision.render.video import VideoSettings, render_video
+
+    rng = random.Random(f"eval-replay:{args.seed}:{i}")
+    seats = [2, 3, 4, 5, 6, 8][i % 6] if args.players is None else args.players
+    preset = PRESETS[i % len(PRESETS)]
+    mistakes = 0.1 if i % 2 else 0.0
+    rules = HouseRules.preset(preset)
+    events = simulate_round(seats, rules, seed=args.seed * 1000 + i, mistakes=mistakes)
+    log = work / f"r{i}.jsonl"
+    write_log(events, log)
+    w, h = (int(v) for v in args.size.split("x"))
+    camera = Camera.parse(CAMERAS[i % len(CAMERAS)], width=w, height=h)
+    video = work / f"r{i}.mp4"
+    t0 = time.perf_counter()
+    render_video(log, video, VideoSettings(fps=args.fps, size=(w, h), seed=rng.randrange(10**6),
+                                           camera=camera, split="test",
+                                           markers=args.mode != "oracle"))
+    render_s = time.perf_counter() - t0
+    lines = [json.loads(x) for x in video.with_suffix(".labels.jsonl").read_text().splitlines()]
+    tracker = Tracker(rules, seats)
+    calls = [] if args.no_calls else [(e["seat"], e["t_ms"]) for e in events
+                                       if e["type"] == "call"]
+    t0 = time.perf_counter()
+    for obs in _observations(args.mode, lines, video, seats, rules):
+        while calls and calls[0][1] <= obs.t_ms:
+            tracker.call(*calls.pop(0))
+        tracker.update(obs)
+    for c in calls:
+        tracker.call(*c)
+    tracker.finish()
+    replay_s = time.perf_counter() - t0
+    out = compare(events, tracker.log())
+    out.update(round=i, seats=seats, preset=preset, mistakes=mistakes,
+               frames=len(lines) - 1, video_s=(len(lines) - 1) / args.fps,
+               render_s=render_s, replay_s=replay_s, end_inferred=tracker.end_inferred)
+    return out
+
+
+def _observations(mode: str, lines: list[dict[str, Any]], video: Path, seats: int,
+                  rules: HouseRules) -> Any:
+    if mode == "oracle":
+        yield from oracle_observations(lines)
+        return
+    from scripts.eval_places import label_detections
+    from vision.profile import TableProfile
+    from vision.table_model import TableModel
+
+    geo = lines[0]["table"]
+    profile = TableProfile.propose(seats, geo["shape"], geo["width_mm"], geo["depth_mm"],
+                                   markers=True)
+    profile.preset = rules.preset_name
+    model = TableModel(profile)
+    detector = None
+    if mode == "full":
+        from vision.detector import CardDetector
+        detector = CardDetector.load()
+    cap = cv2.VideoCapture(str(video))
+    for lab in lines[1:]:
+        ok, image = cap.read()
+        if not ok:
+            break
+        dets = detector(image) if detector is not None else label_detections(lab["cards"])[0]
+        obs: Observation = model.observe(image, dets, lab["frame"], lab["t_ms"])
+        yield obs
+
+
+def speed(work: Path, seconds: float = 4.0) -> dict[str, float]:
+    """Replay throughput (oracle observations + tracker) and the detector on every frame,
+    1280×720 at 30 fps, as multiples of real time."""
+    from vision.render.video import VideoSettings, render_video
+
+    events = simulate_round(4, HouseRules(), seed=5)
+    log = work / "speed.jsonl"
+    write_log(events, log)
+    video = work / "speed.mp4"
+    render_video(log, video, VideoSettings(fps=30, size=(1280, 720), seed=5,
+                                           max_seconds=seconds))
+    lines = [json.loads(x) for x in video.with_suffix(".labels.jsonl").read_text().splitlines()]
+    cap = cv2.VideoCapture(str(video))
+    t0 = time.perf_counter()
+    tracker = Tracker(HouseRules(), 4)
+    for obs in oracle_observations(lines):
+        ok, _img = cap.read()  # decoding is part of the replay
+        tracker.update(obs)
+    replay = time.perf_counter() - t0
+    result = {"video_s": seconds, "replay_x_realtime": seconds / replay}
+    try:
+        from vision.detector import CardDetector
+        detector = CardDetector.load()
+        cap = cv2.VideoCapture(str(video))
+        n, t0 = 0, time.perf_counter()
+        while n < 10:
+            ok, img = cap.read()
+            if not ok:
+                break
+            detector(img)
+            n += 1
+        per = (time.perf_counter() - t0) / max(1, n)
+        result["detector_every_frame_x_realtime"] = 1 / (per * 30)
+    except Exception as exc:  # noqa: BLE001 - the detector is optional here
+        result["detector_error"] = f"{type(exc).__name__}: {exc}"
+    return result
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--rounds", type=int, default=20)
+    p.add_argument("--size", default="480x270")
+    p.add_argument("--fps", type=float, default=10.0)
+    p.add_argument("--mode", choices=("oracle", "table", "full"), default="oracle")
+    p.add_argument("--oracle", action="store_const", const="oracle", dest="mode")
+    p.add_argument("--players", type=int, default=None)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--no-calls", action="store_true", help="no call input: inferred ends")
+    p.add_argument("--speed", action="store_true", help="also measure replay speed")
+    p.add_argument("--json", type=Path, default=None, help="write per-round results here")
+    args = p.parse_args(argv)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        for i in range(args.rounds):
+            r = run_round(i, args, work)
+            rows.append(r)
+            print(f"round {i:2d} seats {r['seats']} {r['preset']:<13} mistakes {r['mistakes']}"
+                  f" moves {r['moves_hit']}/{r['moves_true']} (got {r['moves_got']}) flags "
+                  f"{r['flags_hit']}/{r['flags_true']} (got {r['flags_got']}) scores "
+                  f"{r['scores']} vs {r['truth_scores']}", flush=True)
+        sp = speed(work) if args.speed else None
+
+    def ratio(a: str, b: str) -> float:
+        den = sum(r[b] for r in rows)
+        return sum(r[a] for r in rows) / den if den else float("nan")
+
+    summary = {
+        "mode": args.mode, "rounds": len(rows), "size": args.size, "fps": args.fps,
+        "calls_input": not args.no_calls,
+        "move_precision": ratio("moves_hit", "moves_got"),
+        "move_recall": ratio("moves_hit", "moves_true"),
+        "lake_ownership": ratio("own_right", "own_total"),
+        "flag_precision": ratio("flags_hit", "flags_got"),
+        "flag_recall": ratio("flags_hit", "flags_true"),
+        "false_calls_caught": f"{sum(r['false_calls_hit'] for r in rows)}/"
+                              f"{sum(r['false_calls'] for r in rows)}",
+        "rounds_exact": sum(r["exact"] for r in rows) / len(rows),
+        "mean_abs_score_error": statistics.mean(r["abs_err"] for r in rows),
+        "video_s": sum(r["video_s"] for r in rows),
+        "replay_s": sum(r["replay_s"] for r in rows),
+    }
+    if sp:
+        summary["speed_1280x720_30fps"] = sp
+    print(json.dumps(summary, indent=1))
+    if args.json:
+        args.json.write_text(json.dumps({"summary": summary, "rounds": rows}, indent=1))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
