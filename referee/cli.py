@@ -306,6 +306,49 @@ def detect(
 
 
 @app.command()
+def markers(
+    out_path: Annotated[Path, typer.Option("--out", "-o", help="markers.pdf or markers.png")
+                        ] = Path("markers.pdf"),
+    dpi: Annotated[int, typer.Option(help="print resolution")] = 150,
+) -> None:
+    """Write the four printable ArUco table markers (A4, true size) with where to put them."""
+    from vision.calibration import marker_page
+
+    try:
+        marker_page(out_path, dpi)
+    except (ValueError, OSError) as exc:
+        raise _fail(str(exc)) from None
+    err.print(f"wrote {out_path}: print at 100 %, tape ids 0-3 clockwise from the top-left "
+              "table corner (seen from seat 0)", highlight=False)
+
+
+@app.command()
+def calibrate(
+    out_path: Annotated[Path, typer.Option("--out", "-o", help="table profile (.toml)")
+                        ] = Path("table.toml"),
+    seats: Annotated[int, typer.Option("--seats", "-n", help="2 to 8 seats")] = 4,
+    shape: Annotated[str, typer.Option(help="rect or round")] = "rect",
+    size: Annotated[str, typer.Option(help="table WIDTHxDEPTH in mm (round: the diameter)")
+                    ] = "1400x900",
+    corners: Annotated[str | None, typer.Option(
+        help="four table corners in image pixels 'x,y;x,y;x,y;x,y' (top-left, top-right, "
+             "bottom-right, bottom-left seen from seat 0); without: ArUco markers")] = None,
+    image: Annotated[Path | None, typer.Option(help="a frame of the camera: checks that "
+                                               "the markers are in view")] = None,
+    preset: Annotated[str, typer.Option(help="house-rule preset")] = "nertz",
+) -> None:
+    """Write a table profile: seats proposed from the seat count and table shape, the
+    camera calibrated from four given corners or from the ArUco markers."""
+    from vision.profile import make_profile
+
+    try:
+        summary = make_profile(out_path, seats, shape, size, corners, image, preset)
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+    err.print(summary, highlight=False)
+
+
+@app.command()
 def serve(
     db: Annotated[Path, typer.Option(help="SQLite database (created if new)")] = Path("nertz.db"),
     host: Annotated[str, typer.Option(help="address to listen on")] = "127.0.0.1",
@@ -313,6 +356,9 @@ def serve(
     camera: Annotated[int | None, typer.Option(help="allow rounds from this local camera")
                       ] = None,
     max_upload_mb: Annotated[int, typer.Option(help="largest upload, in MB")] = 512,
+    sync: Annotated[str, typer.Option(help="SQLite synchronous: normal (survives a crash "
+                                      "of the server) or full (also a power cut)")
+                    ] = "normal",
 ) -> None:
     """Run the referee service: REST + WebSocket API, the web pages at /, docs at /docs."""
     import uvicorn
@@ -321,7 +367,8 @@ def serve(
     from referee.store import StoreError
 
     try:
-        web = create_app(db, camera=camera, max_upload=max_upload_mb * 1024 * 1024)
+        web = create_app(db, camera=camera, max_upload=max_upload_mb * 1024 * 1024,
+                         synchronous=sync)
     except (StoreError, OSError) as exc:
         raise _fail(f"cannot open {db}: {exc}") from None
     err.print(f"nertz referee on http://{host}:{port}/ (database {db})", highlight=False)

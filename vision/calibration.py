@@ -12,12 +12,14 @@ import math
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 
 __all__ = ["CalibrationError", "CameraWatch", "MarkerLayout", "PlaneMap", "detect_markers",
-           "fit_markers", "from_corners", "marker_sheet", "write_marker_pdf"]
+           "fit_markers", "from_corners", "marker_page", "marker_sheet", "write_marker_pdf"]
 
 MARKER_DICT = cv2.aruco.DICT_4X4_50
 #: Side of a marker's black code in mm (the printed square with its white margin is 70 mm).
@@ -196,38 +198,61 @@ def from_corners(corners_px: Sequence[Sequence[float]], shape: str, width_mm: fl
 
 @dataclass
 class CameraWatch:
-    """Has the camera moved since the reference frame? A phase correlation of small grey
-    thumbnails: a global shift of more than ``max_shift_px`` (full-frame pixels), or a
-    frame that no longer resembles the reference, counts as a move."""
+    """Has the camera moved since the reference frame? ORB features of a small grey copy
+    are matched to the reference's and a similarity fitted (RANSAC): a move of more than
+    ``max_shift_px`` (full-frame pixels) at the frame's corners, or too few features
+    agreeing (the view no longer resembles the reference), counts as a move. Cards and
+    hands that move are outvoted by the still table, floor and markers."""
 
-    width: int = 160
+    width: int = 480
     max_shift_px: float = 4.0
-    min_response: float = 0.08
-    reference: np.ndarray | None = field(default=None, repr=False)
+    min_inliers: int = 12
+    reference: tuple[Any, Any] | None = field(default=None, repr=False)
     scale: float = 1.0
+    last_shift_px: float = 0.0
 
-    def _thumb(self, image: np.ndarray) -> np.ndarray:
+    def _features(self, image: np.ndarray) -> tuple[Any, Any]:
         grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         self.scale = grey.shape[1] / self.width
         h = max(8, int(round(grey.shape[0] / self.scale)))
         small = cv2.resize(grey, (self.width, h), interpolation=cv2.INTER_AREA)
-        small = small.astype(np.float32)
-        return (small - small.mean()) / (small.std() + 1e-3)
+        self._size = (self.width, h)
+        return _ORB().detectAndCompute(small, None)
 
     def set_reference(self, image: np.ndarray) -> None:
-        self.reference = self._thumb(image)
+        self.reference = self._features(image)
 
     def moved(self, image: np.ndarray) -> bool:
         """True when the frame looks shifted or different against the reference."""
         if self.reference is None:
             return False
-        cur = self._thumb(image)
-        if cur.shape != self.reference.shape:
+        kp, des = self._features(image)
+        rkp, rdes = self.reference
+        if des is None or rdes is None or len(kp) < self.min_inliers:
             return True
-        win = cv2.createHanningWindow(cur.shape[::-1], cv2.CV_32F)
-        (dx, dy), response = cv2.phaseCorrelate(self.reference, cur, win)
-        shift = math.hypot(dx, dy) * self.scale
-        return shift > self.max_shift_px or response < self.min_response
+        matches = cv2.BFMatcher(cv2.NORM_HAMMING, crossCheck=True).match(rdes, des)
+        if len(matches) < self.min_inliers:
+            return True
+        src = np.float32([rkp[m.queryIdx].pt for m in matches])
+        dst = np.float32([kp[m.trainIdx].pt for m in matches])
+        m, inl = cv2.estimateAffinePartial2D(src, dst, method=cv2.RANSAC,
+                                             ransacReprojThreshold=2.0)
+        if m is None or int(inl.sum()) < self.min_inliers:
+            return True
+        w, h = self._size
+        box = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+        moved = box @ m[:, :2].T + m[:, 2] - box
+        self.last_shift_px = float(np.linalg.norm(moved, axis=1).max() * self.scale)
+        return self.last_shift_px > self.max_shift_px
+
+
+_ORB_CACHE: list[Any] = []
+
+
+def _ORB() -> Any:  # noqa: N802 - OpenCV's name
+    if not _ORB_CACHE:
+        _ORB_CACHE.append(cv2.ORB_create(nfeatures=600, fastThreshold=12))
+    return _ORB_CACHE[0]
 
 
 # --- printable markers -------------------------------------------------------------------
@@ -245,7 +270,7 @@ def marker_sheet(dpi: int = 150, layout: MarkerLayout | None = None) -> np.ndarr
     for n, marker_id in enumerate(layout.ids[:4]):
         col, row = n % 2, n // 2
         x0 = int((25 + col * 90) * mm)
-        y0 = int((45 + row * 105) * mm)
+        y0 = int((60 + row * 105) * mm)
         cv2.rectangle(page, (x0, y0), (x0 + paper_px, y0 + paper_px), 160, 1)
         code = cv2.aruco.generateImageMarker(dictionary, marker_id, code_px)
         off = (paper_px - code_px) // 2
@@ -296,3 +321,18 @@ def write_marker_pdf(path: str, page: np.ndarray, dpi: int = 150) -> None:
             ).encode()
     with open(path, "wb") as fh:
         fh.write(bytes(out))
+
+
+def marker_page(path: str | Path, dpi: int = 150) -> None:
+    """Write the marker sheet as ``.pdf`` or an image (``.png``, ``.jpg``)."""
+    path = Path(path)
+    if not 72 <= dpi <= 600:
+        raise CalibrationError(f"dpi {dpi} is out of range [72, 600]")
+    page = marker_sheet(dpi)
+    if path.suffix.lower() == ".pdf":
+        write_marker_pdf(str(path), page, dpi)
+    elif path.suffix.lower() in (".png", ".jpg", ".jpeg", ".bmp"):
+        if not cv2.imwrite(str(path), page):
+            raise CalibrationError(f"cannot write {path}")
+    else:
+        raise CalibrationError(f"{path.name}: write .pdf or .png")

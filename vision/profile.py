@@ -25,7 +25,7 @@ from rules import HouseRules, RulesError
 from .calibration import MARKER_CODE_MM, MarkerLayout, PlaneMap
 
 __all__ = ["CARD_H_MM", "CARD_W_MM", "ProfileError", "SeatProfile", "TableProfile",
-           "propose_seats"]
+           "make_profile", "propose_seats"]
 
 #: The house layout conventions (the renderer draws the same): a seat's layout footprint
 #: along the table edge and its reach in from the edge, and a card's size.
@@ -327,3 +327,39 @@ def _v(value: Any) -> str:
     if isinstance(value, list | tuple):
         return "[" + ", ".join(_v(x) for x in value) + "]"
     raise ProfileError(f"cannot write {value!r} to TOML")
+
+
+def make_profile(path: str | Path, seats: int, shape: str, size: str,
+                 corners: str | None = None, image: str | Path | None = None,
+                 preset: str = "nertz") -> str:
+    """Write a profile for ``nertz calibrate``; returns a one-line summary."""
+    from .calibration import detect_markers, fit_markers, from_corners
+
+    try:
+        dims = [float(v) for v in size.lower().split("x")]
+    except ValueError:
+        raise ProfileError(f"table size {size!r} is not WIDTHxDEPTH in mm") from None
+    width, depth = dims[0], dims[-1] if len(dims) > 1 else dims[0]
+    frame = None
+    if image is not None:
+        frame = cv2.imread(str(image), cv2.IMREAD_COLOR)
+        if frame is None:
+            raise ProfileError(f"image: {image} is not a readable image")
+    plane = None
+    if corners is not None:
+        try:
+            pts = [[float(v) for v in p.split(",")] for p in corners.split(";")]
+        except ValueError:
+            raise ProfileError("corners: give 'x,y;x,y;x,y;x,y' in image pixels") from None
+        plane = from_corners(pts, shape, width, depth)
+    profile = TableProfile.propose(seats, shape, width, depth, markers=corners is None,
+                                   preset=preset, plane=plane,
+                                   image_size=None if frame is None
+                                   else (frame.shape[1], frame.shape[0]))
+    note = "corners" if corners else "markers"
+    if frame is not None and profile.markers is not None:
+        found = detect_markers(frame)
+        fit_markers(found, profile.markers, (frame.shape[1], frame.shape[0]))
+        note += f" ({len([i for i in profile.markers.ids if i in found])} in view)"
+    profile.save(path)
+    return f"wrote {path}: {seats} seats, {shape} {width:g}x{depth:g} mm, {note}"

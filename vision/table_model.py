@@ -106,6 +106,7 @@ class TableModel:
         self._bg: np.ndarray | None = None
         self._frames = 0
         self._alerted: set[str] = set()
+        self._river_end: dict[tuple[int, str], float] = {}
 
     # --- profile -------------------------------------------------------------------------
     @classmethod
@@ -141,6 +142,7 @@ class TableModel:
         """Forget the lake and the learned places: the next deal is learned again."""
         self.piles, self.candidates = [], []
         self.learned = set()
+        self._river_end = {}
         self._alerted = set()
 
     # --- calibration ---------------------------------------------------------------------
@@ -148,13 +150,14 @@ class TableModel:
         """Update the plane map; returns the camera state (ok / moved / no_table)."""
         moved = self.watch.moved(image)
         markers = self.profile.markers
+        h, w = image.shape[:2]
         if markers is not None and (moved or self.plane is None or self.camera != "ok"
                                     or self._frames % self.marker_every == 0):
-            h, w = image.shape[:2]
+            found = detect_markers(image)
             try:
-                plane = fit_markers(detect_markers(image), markers, (w, h))
+                plane = fit_markers(found, markers, (w, h))
             except CalibrationError:
-                plane = None
+                plane = self._follow(found) if moved or self.camera == "moved" else None
             if plane is not None:
                 self.plane = plane
                 self.watch.set_reference(image)
@@ -164,10 +167,32 @@ class TableModel:
             return "no_table"
         if self.watch.reference is None:
             self.watch.set_reference(image)
+            self.calibrated_at = t_ms
             return "ok"
         if moved:
             return "moved"
+        if self.camera == "ok" and self.calibrated_at is not None and (
+                t_ms - self.calibrated_at > 2000 and self.watch.last_shift_px < 1.0):
+            self.watch.set_reference(image)  # the scene changes: keep the reference fresh
+            self.calibrated_at = t_ms
         return "ok"
+
+    def _follow(self, found: dict[int, np.ndarray]) -> PlaneMap | None:
+        """Two markers in view after a move: shift, turn and scale the old map onto them."""
+        markers = self.profile.markers
+        if self.plane is None or markers is None:
+            return None
+        known = [i for i in markers.ids if i in found]
+        if len(known) < 2:
+            return None
+        old = self.plane.undistort(np.concatenate([self.plane.to_px(markers.corners_mm(i))
+                                                   for i in known]))
+        new = self.plane.undistort(np.concatenate([found[i] for i in known]))
+        m, _inl = cv2.estimateAffinePartial2D(old.astype(np.float32), new.astype(np.float32))
+        if m is None:
+            return None
+        hom = np.vstack([m, [0, 0, 1]]) @ self.plane.hom
+        return PlaneMap(hom / hom[2, 2], self.plane.centre, self.plane.kappa)
 
     # --- mapping -------------------------------------------------------------------------
     def _map(self, dets: Detections) -> list[_Mapped]:
@@ -191,10 +216,15 @@ class TableModel:
 
     def _seat_candidates(self, s: SeatProfile, m: _Mapped) -> tuple[float, str] | None:
         """(distance, place) of the seat's nearest place, or None outside its area."""
-        p = m.centre
-        if m.index_only:
+        if m.index_only:  # a top-left or a bottom-right index: try both
             u, v = s.axes()
-            p = p + INDEX_TO_CENTRE[0] * u + INDEX_TO_CENTRE[1] * v
+            off = INDEX_TO_CENTRE[0] * u + INDEX_TO_CENTRE[1] * v
+            hits = [self._seat_place(s, m.centre + k * off) for k in (1, -1)]
+            found = [h for h in hits if h is not None]
+            return min(found) if found else None
+        return self._seat_place(s, m.centre)
+
+    def _seat_place(self, s: SeatProfile, p: np.ndarray) -> tuple[float, str] | None:
         loc = s.to_local(p[None])[0]
         anchors = {k: s.to_local(np.array(v)[None])[0] for k, v in s.places.items()}
         us = [a[0] for a in anchors.values()]
@@ -206,7 +236,8 @@ class TableModel:
         best = (math.inf, "")
         for name, a in anchors.items():
             if name.startswith("river"):
-                d = _seg_dist(loc, a, a + np.array([0.0, 420.0]))
+                end = self._river_end.get((s.index, name), a[1])
+                d = _seg_dist(loc, a, np.array([a[0], max(end, a[1]) + 40.0]))
             elif name == "waste":
                 d = _seg_dist(loc, a, a + np.array([2.6 * s.fan_mm * self._waste_dir(s),
                                                     0.0]))
@@ -446,6 +477,9 @@ class TableModel:
                         [[(c.box[0] + c.box[2]) / 2, (c.box[1] + c.box[3]) / 2]]))[0] @ v
                         for c in view.cards}
                     view.cards.sort(key=lambda c: centres[id(c)])
+                    if view.cards:  # how far the column reaches towards the player
+                        ends = [self._seat_place_v(s, c) for c in view.cards]
+                        self._river_end[(s.index, name)] = max(ends)
                 elif name == "waste":
                     u = s.axes()[0] * self._waste_dir(s)
                     view.cards.sort(key=lambda c: self.plane.to_mm(np.array(
@@ -466,6 +500,17 @@ class TableModel:
         self._alerted.update(fresh)
         return Observation(frame, t_ms, places, self._hands(mask, scale), loose, True, "ok",
                            fresh)
+
+    def _seat_place_v(self, s: SeatProfile, c: SeenCard) -> float:
+        """How far towards the player (seat frame) a full card's centre lies; an index's
+        card centre lies further."""
+        assert self.plane is not None
+        b = c.box
+        p = self.plane.to_mm(np.array([[(b[0] + b[2]) / 2, (b[1] + b[3]) / 2]]))
+        v = float(s.to_local(p)[0, 1])
+        q = self.plane.to_mm(np.array([[b[0], b[1]], [b[2], b[3]]]))
+        small = float(np.linalg.norm(q[1] - q[0])) < 0.5 * math.hypot(CARD_W_MM, CARD_H_MM)
+        return v + (INDEX_TO_CENTRE[1] if small else 0.0)
 
     def _near_seat(self, s: SeatProfile, p: np.ndarray) -> bool:
         loc = s.to_local(p[None])[0]
