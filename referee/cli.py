@@ -356,6 +356,9 @@ def serve(
     camera: Annotated[int | None, typer.Option(help="allow rounds from this local camera")
                       ] = None,
     max_upload_mb: Annotated[int, typer.Option(help="largest upload, in MB")] = 512,
+    sync: Annotated[str, typer.Option(help="SQLite synchronous: normal (survives a crash "
+                                      "of the server) or full (also a power cut)")
+                    ] = "normal",
 ) -> None:
     """Run the referee service: REST + WebSocket API, the web pages at /, docs at /docs."""
     import uvicorn
@@ -364,7 +367,8 @@ def serve(
     from referee.store import StoreError
 
     try:
-        web = create_app(db, camera=camera, max_upload=max_upload_mb * 1024 * 1024)
+        web = create_app(db, camera=camera, max_upload=max_upload_mb * 1024 * 1024,
+                         synchronous=sync)
     except (StoreError, OSError) as exc:
         raise _fail(f"cannot open {db}: {exc}") from None
     err.print(f"nertz referee on http://{host}:{port}/ (database {db})", highlight=False)

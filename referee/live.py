@@ -19,6 +19,7 @@ Sources (all pluggable, see :func:`open_source`):
 from __future__ import annotations
 
 import asyncio
+import tempfile
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -348,65 +349,46 @@ async def log_source(events: list[dict[str, Any]], speed: float, start: int = 0
 
 
 class VisionPipeline:
-    """Frames → events: the table model, the card detector and ``vision.tracker.Tracker``
-    (issue 6). Raises :class:`SourceError` when those are not available in this build."""
+    """Frames → events: the table profile's observer (card detector → table model, as
+    :func:`referee.replay.pipeline_observer` builds it) and ``vision.tracker.Tracker``.
+    Raises :class:`SourceError` when those are not available or the table has no profile."""
 
-    def __init__(self, table: dict[str, Any], rules: HouseRules) -> None:
+    def __init__(self, table: dict[str, Any], rules: HouseRules, round_no: int = 1,
+                 profile_dir: Path | None = None) -> None:
         try:
-            from vision.tracker import Tracker  # type: ignore[import-not-found]
+            from vision.tracker import Tracker
+
+            from .replay import pipeline_observer
         except ImportError as exc:
-            raise SourceError(f"frame sources need vision.tracker (issue 6), not available "
-                              f"here: {exc}") from None
-        try:
-            from vision.table_model import TableModel  # type: ignore[import-not-found]
-        except ImportError as exc:
-            raise SourceError(f"frame sources need vision.table_model (issue 5), not "
+            raise SourceError(f"frame sources need vision.tracker and referee.replay, not "
                               f"available here: {exc}") from None
+        if not table.get("profile_toml"):
+            raise SourceError("frame sources need the table's profile (nertz calibrate, "
+                              "then PUT /api/tables/{id}/profile)")
+        folder = profile_dir or Path(tempfile.mkdtemp(prefix="nertz-profile-"))
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"table{table['id']}.toml"
+        path.write_text(table["profile_toml"], encoding="utf-8")
         try:
-            self.model = _table_model(TableModel, table)
-            self.tracker = Tracker(self.model, rules)
-        except (ValueError, OSError) as exc:
+            self.observe = pipeline_observer(path)
+            self.tracker = Tracker(rules, table["seats"], round_no=round_no)
+        except ValueError as exc:
             raise SourceError(f"cannot set up the vision pipeline: {exc}") from None
-        self.detector: Any = None
-        try:
-            from vision.detector import CardDetector
-
-            self.detector = CardDetector.load()
-        except (ImportError, ValueError, OSError) as exc:
-            raise SourceError(f"cannot load the card detector: {exc}") from None
+        self.frame = 0
 
     def process(self, image: Any, t_ms: int) -> list[dict[str, Any]]:
         """One frame in, the tracker's events out."""
-        regions = None
-        changed = getattr(self.tracker, "changed_regions", None)
-        if callable(changed):
-            regions = changed(image)
-        detections = (self.detector(image, regions=regions) if regions is not None
-                      else self.detector(image))
-        observation = self.model.observe(image, detections, t_ms=t_ms)
-        return list(self.tracker.update(observation))
+        obs = self.observe(image, self.frame, t_ms)
+        self.frame += 1
+        return list(self.tracker.update(obs))
 
     def call(self, seat: int, t_ms: int) -> list[dict[str, Any]]:
         """A call pressed on the page, as the tracker records it."""
-        result = self.tracker.call(seat, t_ms)
-        return list(result or [])
+        return list(self.tracker.call(seat, t_ms) or [])
 
-
-def _table_model(cls: Any, table: dict[str, Any]) -> Any:
-    """Build the table model from the stored profile (TOML text, or the calibration)."""
-    import tempfile
-
-    if table.get("profile_toml"):
-        with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as fh:
-            fh.write(table["profile_toml"])
-        return cls.load(fh.name)
-    for name in ("from_profile", "from_dict"):
-        make = getattr(cls, name, None)
-        if callable(make):
-            return make({"seats": table["seats"], "calibration": table.get("calibration"),
-                         "backs": table.get("backs")})
-    raise SourceError("the table has no profile for the table model; upload one (PUT "
-                      "/api/tables/{id}/profile)")
+    def finish(self) -> list[dict[str, Any]]:
+        """The source ended: the tracker's last events (the end of the round)."""
+        return list(self.tracker.finish() or [])
 
 
 async def video_source(target: str | int, pipeline: VisionPipeline, speed: float,
@@ -445,6 +427,7 @@ async def video_source(target: str | int, pipeline: VisionPipeline, speed: float
                 delay = (n - start) / fps / speed - (time.monotonic() - wall0)
                 if delay > 0:
                     await asyncio.sleep(delay)
+        yield Batch(pipeline.finish(), n)
     finally:
         cap.release()
 
@@ -471,7 +454,7 @@ def open_source(source: dict[str, Any], table: dict[str, Any], rules: HouseRules
         if kind == "camera" and not camera_allowed:
             raise SourceError("this server was not started with a camera (nertz serve "
                               "--camera N)")
-        pipeline = VisionPipeline(table, rules)
+        pipeline = VisionPipeline(table, rules, round_no)
         if kind == "frames":
             return None, pipeline
         target: str | int = (int(source.get("index", 0)) if kind == "camera"

@@ -19,7 +19,6 @@ import re
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import tomllib
 import uuid
@@ -128,7 +127,10 @@ class CorrectionIn(BaseModel):
 
 
 class ReplayIn(BaseModel):
+    """Replay an upload; a video also needs a table whose profile (camera, seats) it uses."""
+
     upload_id: str = Field(..., max_length=64)
+    table_id: int | None = None
 
 
 Auth = Annotated[str | None, Header(description="Bearer <table token or seat token>")]
@@ -203,7 +205,7 @@ class Service:
         self.sessions: dict[int, RoundSession] = {}
         self.subscribers: dict[int, set[asyncio.Queue[dict[str, Any]]]] = {}
         self.jobs = ThreadPoolExecutor(max_workers=1, thread_name_prefix="replay")
-        self._job_lock = threading.Lock()
+        self._standings: dict[int, dict[str, Any]] = {}
 
     # --- helpers ----------------------------------------------------------------------
     def rules_of(self, table: dict[str, Any]) -> HouseRules:
@@ -233,7 +235,7 @@ class Service:
     def scores_message(self, s: RoundSession) -> dict[str, Any]:
         return {"kind": "scores", "round_id": s.round_id, "score": s.engine.score(),
                 "emptied": list(s.engine.emptied), "ended": s.engine.ended,
-                "state": s.engine.state(), "standings": self.standings(s.table_id)}
+                "state": s.engine.state(), "standings": self.standings(s.table_id, cached=True)}
 
     def record(self, s: RoundSession, events: list[dict[str, Any]], origin: str,
                pos: int | None = None) -> list[dict[str, Any]]:
@@ -248,6 +250,8 @@ class Service:
         except Exception:
             self._reload(s)  # the engine must never run ahead of the log
             raise
+        if ending:
+            self._standings.pop(s.table_id, None)
         out = []
         for (gid, seq), event in zip(ids, events, strict=True):
             msg = {"kind": "event", "round_id": s.round_id, "id": gid, "seq": seq,
@@ -441,7 +445,10 @@ class Service:
                              "corrected": seq in corrected})
         return rows, engine, problems
 
-    def standings(self, table_id: int) -> dict[str, Any]:
+    def standings(self, table_id: int, cached: bool = False) -> dict[str, Any]:
+        """Match standings over the table's ended rounds (``cached``: the last computed)."""
+        if cached and table_id in self._standings:
+            return self._standings[table_id]
         table = self.store.table(table_id)
         rules = self.rules_of(table)
         match = Match(rules, table["seats"])
@@ -456,8 +463,10 @@ class Service:
             match.rounds.append(score)
             rounds.append({"round_id": rnd["id"], "round_no": rnd["round_no"],
                            "scores": sc["scores"], "reason": sc.get("reason")})
-        return {**match.standings(), "target": rules.target,
-                "fixed_rounds": rules.fixed_rounds, "per_round": rounds}
+        out = {**match.standings(), "target": rules.target,
+               "fixed_rounds": rules.fixed_rounds, "per_round": rounds}
+        self._standings[table_id] = out
+        return out
 
     async def correct(self, round_id: int, body: CorrectionIn) -> dict[str, Any]:
         rnd = self.store.round(round_id)
@@ -527,14 +536,18 @@ class Service:
                 "scores_after": scores_after, "replayed": checked is not None}
 
     # --- replay jobs ------------------------------------------------------------------
-    def submit_job(self, upload_id: str) -> dict[str, Any]:
+    def submit_job(self, upload_id: str, table_id: int | None = None) -> dict[str, Any]:
         up = self.store.upload(upload_id)
+        profile = self.store.table(table_id)["profile_toml"] if table_id is not None else ""
         if up["kind"] not in ("log", "video"):
             raise ServiceError(f"upload {upload_id} is an {up['kind']}; a replay needs a "
                                "video or an event log", 422)
         job_id = uuid.uuid4().hex[:16]
         out_dir = self.data_dir / "replays" / job_id
         self.store.add_job(job_id, upload_id, str(out_dir))
+        if profile:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            (out_dir / "profile.toml").write_text(profile, encoding="utf-8")
         self.jobs.submit(self._run_job, job_id)
         return self.store.job(job_id)
 
@@ -559,8 +572,12 @@ class Service:
         if importlib.util.find_spec("referee.replay") is None:
             raise ServiceError("replaying a video needs referee.replay (issue 6), not "
                                "available in this build")
+        profile = out_dir / "profile.toml"
+        if not profile.is_file():
+            raise ServiceError("a video replay needs a table with a profile (table_id)")
         proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "replay", str(path),
-                                 "--out", str(out_dir)], stdout=subprocess.DEVNULL,
+                                 "--out", str(out_dir), "--profile", str(profile)],
+                                stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, text=True)
         last = ""
         assert proc.stderr is not None
@@ -723,6 +740,7 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
         rules = HouseRules.from_dict({**HouseRules.preset(body.preset).to_dict(),
                                       **body.options})
         svc.store.update_table(table_id, rules=rules.to_dict())
+        svc._standings.pop(table_id, None)
         return svc.store.table(table_id)
 
     @app.put("/api/tables/{table_id}/profile", tags=["tables"])
@@ -1029,7 +1047,7 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
     def start_replay(body: ReplayIn) -> dict[str, Any]:
         """Replay an uploaded video (through ``nertz replay``) or event log in the
         background; poll the job for progress, then fetch its report."""
-        return svc.submit_job(body.upload_id)
+        return svc.submit_job(body.upload_id, body.table_id)
 
     @app.get("/api/replays/{job_id}", tags=["replays"])
     def replay_job(job_id: str) -> dict[str, Any]:

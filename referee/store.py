@@ -1,10 +1,11 @@
 """SQLite persistence for the referee service: tables, players, rounds, the append-only event
 log of each round, corrections with their audit trail, uploads and replay jobs.
 
-One file, WAL mode, ``synchronous=FULL``: :meth:`Store.append_events` returns only after the
-events are committed, so an event that was announced survives a crash (``kill -9``) of the
-server. Corrections never change a recorded event: they are stored beside it and applied when
-the round's *effective* log is read (:meth:`Store.effective_events`).
+One file in WAL mode: :meth:`Store.append_events` returns only after the events are committed,
+so an event that was announced survives a crash (``kill -9``) of the server; with
+``synchronous="FULL"`` also a power cut (an fsync per commit). Corrections never change a
+recorded event: they are stored beside it and applied when the round's *effective* log is read
+(:meth:`Store.effective_events`).
 """
 
 from __future__ import annotations
@@ -121,7 +122,7 @@ def _check(token: str | None, digest: str) -> bool:
 class Store:
     """The service's SQLite database. Thread-safe: one connection behind a lock."""
 
-    def __init__(self, path: str | Path, synchronous: str = "FULL") -> None:
+    def __init__(self, path: str | Path, synchronous: str = "NORMAL") -> None:
         self.path = Path(path)
         if self.path.parent and not self.path.parent.exists():
             self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,8 @@ from typing import Any
 import httpx
 
 LAUNCH = ("import sys, uvicorn; from referee.service import create_app; "
-          "uvicorn.run(create_app(sys.argv[1], max_upload=int(sys.argv[3])), "
+          "uvicorn.run(create_app(sys.argv[1], max_upload=int(sys.argv[3]), "
+          "synchronous=sys.argv[4]), "
           "host='127.0.0.1', port=int(sys.argv[2]), log_level='warning')")
 
 
@@ -28,8 +29,9 @@ def free_port() -> int:
 class Server:
     """``nertz serve`` equivalent for tests: start, kill -9, restart on the same database."""
 
-    def __init__(self, db: Path, max_upload: int = 10_000_000) -> None:
+    def __init__(self, db: Path, max_upload: int = 10_000_000, sync: str = "NORMAL") -> None:
         self.db = db
+        self.sync = sync
         self.max_upload = max_upload
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
@@ -47,7 +49,8 @@ class Server:
         root = Path(__file__).resolve().parents[2]
         env = {**os.environ, "PYTHONPATH": str(root)}
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", LAUNCH, str(self.db), str(self.port), str(self.max_upload)],
+            [sys.executable, "-c", LAUNCH, str(self.db), str(self.port), str(self.max_upload),
+             self.sync],
             cwd=root, env=env, stdout=subprocess.DEVNULL,
             stderr=open(self.log, "ab"))  # noqa: SIM115
         deadline = time.monotonic() + timeout
