@@ -258,7 +258,7 @@ class Tracker:
                 if fl.corrected:
                     fe["corrected_at"] = fl.corrected_at
                 body.append(fe)
-        tail = [e for e in self.events if e["type"] == "round_end"]
+        tail = [e for e in self.events if e["type"] == "round_end"][-1:]
         return head + body + tail
 
     def report(self) -> dict[str, Any]:
@@ -797,6 +797,8 @@ class Tracker:
         rec = _Record(action, t_ms, frame, frames or (frame, frame), inferred,
                       evidence or {}, cards, flags)
         self.records.append(rec)
+        if isinstance(action, EndRound):
+            return True  # finish() writes the round_end with the scores
         ev = action_to_event(action, t_ms)
         ev["frame"] = frame
         if cards is not None:
