@@ -73,7 +73,7 @@ class Server:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             try:
-                self.proc.wait(10)
+                self.proc.wait(3)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(10)
