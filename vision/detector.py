@@ -28,14 +28,20 @@ class Localiser:
     def __init__(self, path: str | Path, threads: int = 2) -> None:
         self.session, self.names, self.tile = onnx_model(path, "localiser", threads)
         self.input = self.session.get_inputs()[0].name
-        self.dynamic_batch = not isinstance(self.session.get_inputs()[0].shape[0], int)
+        shape = self.session.get_inputs()[0].shape
+        self.dynamic_batch = not isinstance(shape[0], int)
+        self.dynamic_size = not isinstance(shape[2], int) and not isinstance(shape[3], int)
 
     def __call__(self, image: np.ndarray, rects: Sequence[Region], conf: float = 0.25
                  ) -> Detections:
         """Detections in frame pixels from the given tile rectangles (each at most one tile
         in size; smaller ones are padded)."""
         t = self.tile
-        batch = np.zeros((len(rects), 3, t, t), np.float32)
+        th = tw = t
+        if self.dynamic_size and rects:  # small regions: a smaller input, less work
+            th = min(t, 32 * -(-max(y1 - y0 for _x0, y0, _x1, y1 in rects) // 32))
+            tw = min(t, 32 * -(-max(x1 - x0 for x0, _y0, x1, _y1 in rects) // 32))
+        batch = np.full((len(rects), 3, th, tw), 114 / 255.0, np.float32)
         for i, (x0, y0, x1, y1) in enumerate(rects):
             crop = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2RGB)
             batch[i, :, :y1 - y0, :x1 - x0] = crop.transpose(2, 0, 1) / 255.0
@@ -55,12 +61,20 @@ class CardDetector:
     """``detector(frame) -> Detections``: one entry per physical card with ``code`` (a card
     code or ``"back"``), box, confidence and back ``design`` (None when unknown)."""
 
+    #: the long side of a card, in pixels, that the localiser was trained on (median of
+    #: its training tiles; they range from about 27 to 66)
+    CARD_PX = 48.0
+
     def __init__(self, localiser: Localiser, classifier: IndexClassifier,
                  backs: BackDesigns | None = None, conf: float = 0.3, iou: float = 0.5,
-                 overlap: int = 64, min_code_conf: float = 0.3) -> None:
+                 overlap: int = 64, min_code_conf: float = 0.3,
+                 scale: float | None = None) -> None:
         self.localiser, self.classifier, self.backs = localiser, classifier, backs
         self.conf, self.iou, self.overlap = conf, iou, overlap
         self.min_code_conf = min_code_conf
+        #: image scale for the localiser: None finds it per image (:meth:`estimate_scale`)
+        #: when the whole image is searched; 1.0 for a calibrated table camera
+        self.scale = scale
 
     @classmethod
     def load(cls, models: str | Path | None = None, backs: BackDesigns | None = None,
@@ -87,17 +101,58 @@ class CardDetector:
                 out.append((x0 + rx0, y0 + ry0, x1 + rx0, y1 + ry0))
         return out
 
-    def raw(self, image: np.ndarray, regions: Sequence[Region] | None = None) -> Detections:
-        """The localiser's boxes (index, face, back) after NMS, before grouping."""
+    def estimate_scale(self, image: np.ndarray) -> float:
+        """The resize that brings this photo's cards to the size the localiser knows: look
+        at the image shrunk to a long side of 640 and of 320 px, take the level where cards
+        and backs are found with most confidence, and scale their median long side to
+        :data:`CARD_PX`. 1.0 when nothing is found or the cards already fit."""
+        h, w = image.shape[:2]
+        best: tuple[float, float] = (0.0, 1.0)  # (total confidence, scale)
+        for side in (640, 320):
+            r = side / max(h, w)
+            if r >= 1.0:
+                continue
+            small = cv2.resize(image, (max(1, round(w * r)), max(1, round(h * r))),
+                               interpolation=cv2.INTER_AREA)
+            sh, sw = small.shape[:2]
+            dets = self.localiser(small, self.rects(sw, sh), self.conf).with_nms(self.iou)
+            cards = dets[dets.class_id != INDEX]
+            if not len(cards):
+                continue
+            sides = np.maximum(cards.xyxy[:, 2] - cards.xyxy[:, 0],
+                               cards.xyxy[:, 3] - cards.xyxy[:, 1])
+            total = float(cards.confidence.sum())
+            if total > best[0]:
+                best = (total, self.CARD_PX * r / float(np.median(sides)))
+        scale = float(np.clip(best[1], 0.05, 1.5))
+        return 1.0 if abs(scale - 1.0) < 0.2 else scale
+
+    def raw(self, image: np.ndarray, regions: Sequence[Region] | None = None,
+            scale: float | None = None) -> Detections:
+        """The localiser's boxes (index, face, back) after NMS, before grouping, in the
+        image's pixels; the localiser sees the image resized by ``scale`` (default: the
+        detector's, or :meth:`estimate_scale` for a whole photo)."""
         if image is None or image.ndim != 3 or image.shape[2] != 3:
             raise ValueError("expected a BGR image (H×W×3)")
+        if scale is None:
+            scale = self.scale or (self.estimate_scale(image) if regions is None else 1.0)
         h, w = image.shape[:2]
-        dets = self.localiser(image, self.rects(w, h, regions), self.conf)
-        return dets.with_nms(self.iou)
+        if abs(scale - 1.0) > 1e-3:
+            work = cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))),
+                              interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+            regions = None if regions is None else [
+                tuple(int(round(v * scale)) for v in r) for r in regions]
+        else:
+            work, scale = image, 1.0
+        wh, ww = work.shape[:2]
+        dets = self.localiser(work, self.rects(ww, wh, regions), self.conf).with_nms(self.iou)
+        if scale != 1.0:
+            dets.xyxy = dets.xyxy / scale
+        return dets
 
-    def __call__(self, image: np.ndarray, regions: Sequence[Region] | None = None
-                 ) -> Detections:
-        dets = self.raw(image, regions)
+    def __call__(self, image: np.ndarray, regions: Sequence[Region] | None = None,
+                 scale: float | None = None) -> Detections:
+        dets = self.raw(image, regions, scale)
         return self.group(image, dets)
 
     @staticmethod

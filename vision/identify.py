@@ -84,11 +84,21 @@ class IndexClassifier:
         a wide box 1 and 3, a box near square all four.
         """
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+        return self._read([image] * len(boxes), boxes, turns)
+
+    def read_boxes_each(self, images: Sequence[np.ndarray], boxes: Sequence[Sequence[float]],
+                        turns: Sequence[Sequence[int] | None] | None = None
+                        ) -> tuple[list[str], np.ndarray]:
+        """Like :meth:`read_boxes`, one box in each of several images."""
+        return self._read(images, np.asarray(boxes, np.float32).reshape(-1, 4), turns)
+
+    def _read(self, images: Sequence[np.ndarray], boxes: np.ndarray,
+              turns: Sequence[Sequence[int] | None] | None) -> tuple[list[str], np.ndarray]:
         if turns is None:
             turns = [None] * len(boxes)
         crops: list[np.ndarray] = []
         owner: list[int] = []
-        for i, (b, tried) in enumerate(zip(boxes, turns, strict=True)):
+        for i, (image, b, tried) in enumerate(zip(images, boxes, turns, strict=True)):
             crop = crop_square(image, b, self.size)
             for k in tried if tried is not None else candidate_turns(b):
                 crops.append(np.ascontiguousarray(np.rot90(crop, k)) if k % 4 else crop)

@@ -1,0 +1,108 @@
+"""Speed of the card detector on this CPU: milliseconds per 1280×720 frame, full frame and
+one pile region, through ``vision.CardDetector`` (onnxruntime), beside Ultralytics' own
+``.pt`` predict on the same frames in the same run (when the train extra is installed).
+
+    python -m scripts.bench_detector                       # 5 held-out stills, 2 threads
+    python -m scripts.bench_detector --pt models/checkpoints/card_detector_partial.pt
+
+Rows: ``full frame`` (the localiser on overlapping 320 px tiles, every index read and
+grouped), ``full frame, localiser only``, ``one pile region`` (a 160×200 px box around one
+card, the tracker's region-of-interest mode), and Ultralytics predicting the same frames
+whole (imgsz 1280) and as the same tiles (a batch of 320 px tiles).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from vision.detector import CardDetector
+
+
+def timed(fn: Callable[[], object], repeat: int) -> list[float]:
+    fn()  # warm up
+    out = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        out.append(1000 * (time.perf_counter() - t0))
+    return out
+
+
+def frames(count: int, seed: int) -> tuple[list[np.ndarray], list[tuple[int, int, int, int]]]:
+    """Held-out 1280×720 stills and, for each, a pile region around one face-up card."""
+    import random
+
+    from vision.render.scene import random_table, render_still
+
+    rng = random.Random(seed)
+    images, regions = [], []
+    for _ in range(count):
+        table = random_table(4, seed=rng.randrange(1 << 30))
+        scene = render_still(table, seed=rng.randrange(1 << 30), size=(1280, 720),
+                             split="test")
+        images.append(scene.image)
+        faces = [c for c in scene.cards if c["code"] != "back" and c.get("visible", 0) > 0.9]
+        x1, y1, x2, y2 = faces[0]["box"] if faces else (600, 300, 680, 400)
+        cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+        regions.append((int(cx - 80), int(cy - 100), int(cx + 80), int(cy + 100)))
+    return images, regions
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", type=Path, default=None, help="default: models/")
+    parser.add_argument("--pt", type=Path, default=Path("models/checkpoints/"
+                                                         "card_detector_partial.pt"))
+    parser.add_argument("--frames", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    detector = CardDetector.load(args.models, threads=args.threads)
+    detector.scale = 1.0  # a table camera's frame: no scale search
+    images, regions = frames(args.frames, args.seed)
+    rows: list[tuple[str, list[float]]] = []
+
+    def each(fn: Callable[[int], object]) -> list[float]:
+        return [t for i in range(len(images)) for t in timed(lambda i=i: fn(i), args.repeat)]
+
+    rows.append(("full frame (CardDetector)", each(lambda i: detector(images[i]))))
+    rows.append(("full frame, localiser only", each(lambda i: detector.raw(images[i]))))
+    rows.append(("one pile region 160x200 (CardDetector)",
+                 each(lambda i: detector(images[i], regions=[regions[i]]))))
+    n_tiles = len(detector.rects(1280, 720))
+    if args.pt.is_file():
+        try:
+            os.environ.setdefault("YOLO_CONFIG_DIR", tempfile.mkdtemp())
+            os.environ.setdefault("YOLO_OFFLINE", "1")
+            from ultralytics import YOLO
+        except ImportError:
+            print("ultralytics not installed (train extra): no .pt baseline")
+        else:
+            model = YOLO(str(args.pt))
+            rows.append(("ultralytics .pt predict, whole frame imgsz 1280",
+                         each(lambda i: model.predict(images[i], imgsz=1280, verbose=False,
+                                                      device="cpu"))))
+            rects = detector.rects(1280, 720)
+            rows.append((f"ultralytics .pt predict, the same {n_tiles} tiles of 320",
+                         each(lambda i: model.predict(
+                             [images[i][y0:y1, x0:x1] for x0, y0, x1, y1 in rects],
+                             imgsz=320, verbose=False, device="cpu"))))
+    print(f"{len(images)} held-out 1280x720 stills x {args.repeat} runs, {args.threads} "
+          f"threads, {n_tiles} tiles of {detector.localiser.tile} px per full frame")
+    print(f"{'':52s} {'median ms':>10s} {'p90 ms':>8s}")
+    for name, times in rows:
+        p90 = sorted(times)[int(0.9 * (len(times) - 1))]
+        print(f"{name:52s} {statistics.median(times):10.1f} {p90:8.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,282 @@
+"""Evaluate the card detector (localiser + index reader, through ``vision.CardDetector``):
+
+1. held-out rendered stills (the 9 test decks, never trained on), per resolution: face
+   recall (cards whose corner index is at least 60 % visible, found with a box on them),
+   identification accuracy (the right code among those found), false detections per frame
+   (reported cards on no such card, or a second report of one), back recall, and the
+   median index height in pixels;
+2. back-design matching on hard pairs (``scripts.eval_backs``, a smaller run);
+3. real photographs (``../shared/data/real``): ``feeder-corners`` top-1 code, rank and suit
+   through a fixed window and through the ink-located index box; ``cluttered-rank-boxes``
+   (test split) box recall (a reported card on each labelled card, IoU ≥ 0.3 or its centre
+   inside) and rank accuracy of the cards found; and a grid of failure crops.
+
+    python -m scripts.eval_detector                          # everything, defaults
+    python -m scripts.eval_detector --sizes 1280x720 --stills 2 --no-backs
+    python -m scripts.eval_detector --models /tmp/models --failures failures.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import random
+import time
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.detector import BACK, CardDetector
+from vision.identify import IndexClassifier
+
+REAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "real"
+RANK_WORDS = {"nine": "9", "ten": "10", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
+FEEDER_WINDOW = (115, 80, 155, 210)
+
+
+def _inside(point: np.ndarray, box: np.ndarray) -> bool:
+    return bool(box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3])
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    inter = max(0.0, w) * max(0.0, h)
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / max(union, 1e-6)
+
+
+# ------------------------------------------------------------------------ renders
+
+
+def eval_renders(detector: CardDetector, size: tuple[int, int], stills: int, seed: int,
+                 failures: list) -> dict[str, float]:
+    """Scores on ``stills`` held-out stills of ``size``."""
+    from vision.render.scene import random_table, render_still
+
+    rng = random.Random(seed)
+    found = right = eligible = false = backs_seen = backs_found = 0
+    heights: list[float] = []
+    seconds = 0.0
+    for _ in range(stills):
+        seats = rng.choice([2, 3, 4, 5, 6])
+        table = random_table(seats, seed=rng.randrange(1 << 30))
+        scene = render_still(table, seed=rng.randrange(1 << 30), size=size, split="test")
+        t0 = time.perf_counter()
+        dets = detector(scene.image)
+        seconds += time.perf_counter() - t0
+        faces = [i for i in range(len(dets)) if dets.class_id[i] != BACK]
+        claimed: set[int] = set()
+        for card in scene.cards:
+            if card["code"] == "back":
+                if card.get("visible", 0) >= 0.5:
+                    backs_seen += 1
+                    box = np.asarray(card["visible_box"], np.float32)
+                    if any(dets.class_id[i] == BACK and _iou(dets.xyxy[i], box) > 0.3
+                           for i in range(len(dets))):
+                        backs_found += 1
+                continue
+            idx = [np.asarray(i["box"], np.float32) for i in card.get("indices", [])
+                   if i["visible"] >= 0.6]
+            if not idx:
+                continue
+            eligible += 1
+            heights += [max(b[2] - b[0], b[3] - b[1]) for b in idx]
+            centres = [(b[:2] + b[2:]) / 2 for b in idx]
+            hits = [i for i in faces
+                    if any(_inside(c, dets.xyxy[i]) for c in centres)
+                    and i not in claimed]
+            if not hits:
+                continue
+            best = max(hits, key=lambda i: dets.confidence[i])
+            claimed.add(best)
+            found += 1
+            if dets.code[best] == card["code"]:
+                right += 1
+            elif len(failures) < 60:
+                b = dets.xyxy[best]
+                crop = scene.image[max(0, int(b[1]) - 4):int(b[3]) + 4,
+                                   max(0, int(b[0]) - 4):int(b[2]) + 4]
+                if crop.size:
+                    failures.append((crop, card["code"], str(dets.code[best])))
+        # reports on no eligible card (covered-index cards count as false too)
+        false += len([i for i in faces if i not in claimed])
+    return {"recall": found / max(1, eligible), "ident": right / max(1, found),
+            "false_per_frame": false / max(1, stills), "cards": eligible,
+            "back_recall": backs_found / max(1, backs_seen), "backs": backs_seen,
+            "index_px": float(np.median(heights)) if heights else 0.0,
+            "ms_per_frame": 1000 * seconds / max(1, stills)}
+
+
+# ------------------------------------------------------------------------ real photos
+
+
+def locate_index(img: np.ndarray, window: tuple[int, int, int, int] = (70, 40, 175, 224)
+                 ) -> tuple[float, float, float, float] | None:
+    """The index box in a feeder shot, found from ink: dark or strongly red pixels on the
+    white card inside ``window``; the leftmost column of ink blobs (rank above suit)."""
+    x0, y0, x1, y1 = window
+    roi = img[y0:y1, x0:x1].astype(np.float32)
+    grey = roi.mean(axis=2)
+    g8 = np.clip(grey, 0, 255).astype(np.uint8)
+    _t, bright = cv2.threshold(g8, 0, 1, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    n, lab, stats, _c = cv2.connectedComponentsWithStats(bright, 8)
+    if n < 2:
+        return None
+    card = 1 + int(np.argmax(stats[1:, 4]))
+    pts = cv2.findNonZero((lab == card).astype(np.uint8))
+    hull = np.zeros_like(g8)
+    cv2.fillConvexPoly(hull, cv2.convexHull(pts), 1)
+    hull = cv2.erode(hull, np.ones((7, 7), np.uint8)).astype(bool)
+    white = cv2.dilate(grey, np.ones((15, 15), np.uint8))
+    red = roi[:, :, 2] - np.maximum(roi[:, :, 0], roi[:, :, 1])
+    ink = ((grey < 0.7 * white) | (red > 45)) & hull
+    n, _lab, stats, _c = cv2.connectedComponentsWithStats(ink.astype(np.uint8), 8)
+    blobs = [stats[i] for i in range(1, n) if stats[i][4] >= 25 and stats[i][3] >= 6
+             and stats[i][3] < 0.9 * (y1 - y0)]
+    if not blobs:
+        return None
+    left = min(b[0] for b in blobs)
+    column = [b for b in blobs if b[0] <= left + 22]
+    bx1 = min(b[0] for b in column)
+    by1 = min(b[1] for b in column)
+    bx2 = max(b[0] + b[2] for b in column)
+    by2 = max(b[1] + b[3] for b in column)
+    return (bx1 + x0, by1 + y0, bx2 + x0, by2 + y0)
+
+
+def eval_feeder(classifier: IndexClassifier, folder: Path, failures: list
+                ) -> dict[str, dict[str, float]]:
+    rows = [r for r in csv.DictReader(open(folder / "labels.csv")) if r["card"] != "NONE"]
+    images = [cv2.imread(str(folder / r["file"])) for r in rows]
+    truth = [r["card"] for r in rows]
+    out: dict[str, dict[str, float]] = {}
+    located = [locate_index(img) or FEEDER_WINDOW for img in images]
+    for name, boxes in (("fixed window", [FEEDER_WINDOW] * len(images)),
+                        ("located index", located)):
+        pred, _ = classifier.read_boxes_each(images, boxes)
+        n = max(1, len(truth))
+        out[name] = {"card": sum(p == t for p, t in zip(pred, truth, strict=True)) / n,
+                     "rank": sum(p[:-1] == t[:-1] for p, t in zip(pred, truth, strict=True)) / n,
+                     "suit": sum(p[-1:] == t[-1:] for p, t in zip(pred, truth, strict=True)) / n,
+                     "n": len(truth)}
+        if name == "located index":
+            confusions = Counter((t, p) for t, p in zip(truth, pred, strict=True) if t != p)
+            out[name]["confused"] = ", ".join(f"{t}>{p} {c}" for (t, p), c in
+                                              confusions.most_common(6))
+            from vision.crops import crop_square
+            failures += [(crop_square(img, b), t, p) for img, b, t, p in
+                         zip(images, boxes, truth, pred, strict=True) if t != p][:36]
+    return out
+
+
+def eval_cluttered(detector: CardDetector, folder: Path, failures: list) -> dict[str, float]:
+    rows = list(csv.DictReader(open(folder / "images" / "test_labels.csv")))
+    by_file: dict[str, list[dict]] = {}
+    for r in rows:
+        by_file.setdefault(r["filename"], []).append(r)
+    found = right = total = 0
+    seconds = 0.0
+    for name, cards in sorted(by_file.items()):
+        img = cv2.imread(str(folder / "images" / "test" / name))
+        if img is None:
+            continue
+        t0 = time.perf_counter()
+        dets = detector(img)
+        seconds += time.perf_counter() - t0
+        faces = [i for i in range(len(dets)) if dets.class_id[i] != BACK]
+        for r in cards:
+            total += 1
+            gt = np.array([float(r[k]) for k in ("xmin", "ymin", "xmax", "ymax")])
+            hits = [i for i in faces
+                    if _iou(dets.xyxy[i], gt) > 0.3
+                    or _inside((dets.xyxy[i][:2] + dets.xyxy[i][2:]) / 2, gt)]
+            if not hits:
+                continue
+            found += 1
+            best = max(hits, key=lambda i: dets.confidence[i])
+            rank = str(dets.code[best])[:-1]
+            if rank == RANK_WORDS[r["class"]]:
+                right += 1
+            elif len(failures) < 140:
+                x1, y1, x2, y2 = gt.astype(int)
+                failures.append((img[y1:y2, x1:x2], RANK_WORDS[r["class"]], rank or "?"))
+    return {"box_recall": found / max(1, total), "rank_acc": right / max(1, found),
+            "rank_of_all": right / max(1, total), "cards": total, "images": len(by_file),
+            "ms_per_image": 1000 * seconds / max(1, len(by_file))}
+
+
+def failure_grid(items: list, path: Path, cols: int = 12) -> None:
+    tiles = []
+    for img, truth, pred in items[:cols * 10]:
+        h, w = img.shape[:2]
+        s = 96 / max(h, w, 1)
+        tile = np.full((112, 96, 3), 255, np.uint8)
+        small = cv2.resize(img, (max(1, int(w * s)), max(1, int(h * s))))
+        tile[:small.shape[0], :small.shape[1]] = small
+        cv2.putText(tile, f"{truth}>{pred}", (2, 108), cv2.FONT_HERSHEY_SIMPLEX, 0.4,
+                    (0, 0, 255), 1, cv2.LINE_AA)
+        tiles.append(tile)
+    if not tiles:
+        return
+    tiles += [np.full_like(tiles[0], 255)] * (-len(tiles) % cols)
+    cv2.imwrite(str(path), np.vstack([np.hstack(tiles[i:i + cols])
+                                      for i in range(0, len(tiles), cols)]))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", type=Path, default=None, help="default: models/")
+    parser.add_argument("--sizes", default="1280x720,1920x1080")
+    parser.add_argument("--stills", type=int, default=6, help="held-out stills per size")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--real", type=Path, default=REAL)
+    parser.add_argument("--no-backs", action="store_true", help="skip the back-design run")
+    parser.add_argument("--no-renders", action="store_true")
+    parser.add_argument("--failures", type=Path, default=Path("detector_failures.png"))
+    args = parser.parse_args(argv)
+    detector = CardDetector.load(args.models)
+    failures: list = []
+    if not args.no_renders:
+        from vision.render import decks
+        if decks.artwork_available():
+            print("held-out renders (test decks):")
+            for size in args.sizes.split(","):
+                w, h = (int(v) for v in size.lower().split("x"))
+                s = eval_renders(detector, (w, h), args.stills, args.seed, failures)
+                print(f"  {w}x{h}: face recall {s['recall']:.3f}, identification "
+                      f"{s['ident']:.3f} ({s['cards']} cards, index {s['index_px']:.1f} px "
+                      f"tall), false/frame {s['false_per_frame']:.1f}, back recall "
+                      f"{s['back_recall']:.3f} ({s['backs']}), {s['ms_per_frame']:.0f} ms/frame",
+                      flush=True)
+        else:
+            print("held-out renders: skipped (card artwork not installed)")
+    if not args.no_backs:
+        from scripts import eval_backs
+        print("back designs on hard pairs (scripts.eval_backs, 2 tables x 3 stills):")
+        for size in ((1280, 720),):
+            r = eval_backs.evaluate(size, tables=2, tests=3, seats=6, seed=args.seed)
+            print(f"  {size[0]}x{size[1]}: hard pairs {r['hard']:.3f} (n={r['n_hard']}), "
+                  f"clear backs {r['clear']:.3f} (n={r['n_clear']}), unknown design called "
+                  f"unknown {r['unknown']:.3f}", flush=True)
+    feeder = args.real / "feeder-corners"
+    if feeder.is_dir():
+        for name, s in eval_feeder(detector.classifier, feeder, failures).items():
+            print(f"feeder-corners, {name}: card {s['card']:.3f}, rank {s['rank']:.3f}, "
+                  f"suit {s['suit']:.3f} (n={s['n']})"
+                  + (f"; most confused {s['confused']}" if "confused" in s else ""), flush=True)
+    cluttered = args.real / "cluttered-rank-boxes"
+    if cluttered.is_dir():
+        s = eval_cluttered(detector, cluttered, failures)
+        print(f"cluttered-rank-boxes (test): box recall {s['box_recall']:.3f}, rank accuracy "
+              f"{s['rank_acc']:.3f} of found ({s['rank_of_all']:.3f} of all {s['cards']} cards,"
+              f" {s['images']} images), {s['ms_per_image']:.0f} ms/image", flush=True)
+    if failures:
+        failure_grid(failures, args.failures)
+        print(f"failure crops (truth>read): {args.failures}")
+
+
+if __name__ == "__main__":
+    main()
