@@ -64,6 +64,8 @@ class CardDetector:
     #: the long side of a card, in pixels, that the localiser was trained on (median of
     #: its training tiles; they range from about 27 to 66)
     CARD_PX = 48.0
+    #: long sides (px) of the shrunk copies :meth:`estimate_scale` looks at
+    SCALE_LEVELS = (640, 320, 160)
 
     def __init__(self, localiser: Localiser, classifier: IndexClassifier,
                  backs: BackDesigns | None = None, conf: float = 0.3, iou: float = 0.5,
@@ -103,12 +105,12 @@ class CardDetector:
 
     def estimate_scale(self, image: np.ndarray) -> float:
         """The resize that brings this photo's cards to the size the localiser knows: look
-        at the image shrunk to a long side of 640 and of 320 px, take the level where cards
-        and backs are found with most confidence, and scale their median long side to
+        at the image shrunk to each of :data:`SCALE_LEVELS`, take the level whose three surest
+        cards or backs are surest, and scale their median long side to
         :data:`CARD_PX`. 1.0 when nothing is found or the cards already fit."""
         h, w = image.shape[:2]
-        best: tuple[float, float] = (0.0, 1.0)  # (total confidence, scale)
-        for side in (640, 320):
+        best: tuple[float, float] = (0.0, 1.0)  # (score, scale)
+        for side in self.SCALE_LEVELS:
             r = side / max(h, w)
             if r >= 1.0:
                 continue
@@ -116,14 +118,15 @@ class CardDetector:
                                interpolation=cv2.INTER_AREA)
             sh, sw = small.shape[:2]
             dets = self.localiser(small, self.rects(sw, sh), self.conf).with_nms(self.iou)
-            cards = dets[dets.class_id != INDEX]
+            cards = dets[(dets.class_id != INDEX) & (dets.confidence >= 0.5)]
             if not len(cards):
                 continue
             sides = np.maximum(cards.xyxy[:, 2] - cards.xyxy[:, 0],
                                cards.xyxy[:, 3] - cards.xyxy[:, 1])
-            total = float(cards.confidence.sum())
-            if total > best[0]:
-                best = (total, self.CARD_PX * r / float(np.median(sides)))
+            # confident cards of a size the localiser knows; fewer, surer ones beat clutter
+            score = float(np.sort(cards.confidence)[-3:].mean())
+            if score > best[0]:
+                best = (score, self.CARD_PX * r / float(np.median(sides)))
         scale = float(np.clip(best[1], 0.05, 1.5))
         return 1.0 if abs(scale - 1.0) < 0.2 else scale
 
