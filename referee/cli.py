@@ -164,16 +164,33 @@ def score(
 def demo(
     out_dir: Annotated[Path, typer.Option("--out", "-o", help="where to write")] = Path(
         "nertz-demo"),
+    path: Annotated[str, typer.Option(help="oracle (the observations from the labels "
+                                      "shipped with the video) or real (detector + table "
+                                      "model)")] = "oracle",
+    no_open: Annotated[bool, typer.Option("--no-open", help="do not open the report")] = False,
 ) -> None:
-    """Simulate a short 4-player match with mistakes, referee it, and print the verdict."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    log = out_dir / "match.jsonl"
-    rules = HouseRules.preset("nertz", target=50)
-    with err.status("simulating a 4-player match …"):
-        events = list(simulate_match(4, rules, seed=2026, mistakes=0.08, rounds=3))
-    write_log(events, log)
-    err.print(f"wrote {log} ({len(events)} events)", highlight=False)
-    check(log)
+    """Replay the bundled example round (a rendered 2-seat video) and open its report."""
+    import webbrowser
+
+    from referee.demo import DemoError, run_demo
+
+    try:
+        with err.status(f"replaying the bundled example round ({path} path) …"):
+            report = run_demo(out_dir, path)
+    except DemoError as exc:
+        raise _fail(str(exc), 1) from None
+    score = report.get("score") or {}
+    page = (out_dir / "report.html").resolve()
+    err.print(f"{report['path_note']}.", highlight=False)
+    err.print(f"referee: scores {score.get('scores')} ({score.get('reason')}), "
+              f"{len(report.get('flags', []))} flag(s); the simulator's truth: scores "
+              f"{report['truth_scores']}, {report['truth_flags']} flag(s)", highlight=False)
+    out.print(f"report: {page}", highlight=False)
+    if not no_open:
+        try:
+            webbrowser.open(page.as_uri())
+        except webbrowser.Error:
+            pass
 
 
 def _size(text: str) -> tuple[int, int]:

@@ -88,11 +88,32 @@ def test_check_rejects_broken_logs(tmp_path):
     assert r.returncode == 1 and "cannot read" in r.stderr
 
 
-def test_demo_runs_the_main_job(tmp_path):
-    r = run("demo", "--out", str(tmp_path / "demo"))
+def test_demo_replays_the_bundled_round_and_writes_the_report(tmp_path):
+    out = tmp_path / "demo"
+    r = run("demo", "--out", str(out), "--no-open")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "verdict: consistent" in r.stdout
-    assert (tmp_path / "demo" / "match.jsonl").exists()
+    assert "oracle path" in r.stderr
+    assert r.stdout.strip() == f"report: {(out / 'report.html').resolve()}"
+    report = json.loads((out / "report.json").read_text())
+    assert report["path"] == "oracle" and report["error"] is None
+    assert report["frames"] == report["frames_expected"] > 500
+    # the tracker, on perfect observations of this round, gets the simulator's scores
+    assert report["score"]["scores"] == report["truth_scores"]
+    assert report["score"]["reason"] == "call" and report["flags"]
+    page = (out / "report.html").read_text()
+    assert "oracle path" in page and "Scoreboard" in page
+    events = [json.loads(x) for x in (out / "events.jsonl").read_text().splitlines()]
+    assert events[0]["type"] == "round_start" and events[-1]["type"] == "round_end"
+
+
+def test_demo_real_path_without_a_detector_says_so_in_one_line(tmp_path):
+    from vision.identify import MODELS
+
+    if (MODELS / "card_detector.onnx").is_file():
+        pytest.skip("a card detector is installed: the real path runs (slow)")
+    r = run("demo", "--out", str(tmp_path / "d"), "--path", "real", "--no-open")
+    assert r.returncode == 1
+    assert "real path" in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
 def test_detect_without_models_says_so_in_one_line(tmp_path):
