@@ -19,6 +19,7 @@ Sources (all pluggable, see :func:`open_source`):
 from __future__ import annotations
 
 import asyncio
+import json
 import tempfile
 import time
 from collections.abc import AsyncIterator, Callable
@@ -350,31 +351,50 @@ async def log_source(events: list[dict[str, Any]], speed: float, start: int = 0
 
 class VisionPipeline:
     """Frames → events: the table profile's observer (card detector → table model, as
-    :func:`referee.replay.pipeline_observer` builds it) and ``vision.tracker.Tracker``.
-    Raises :class:`SourceError` when those are not available or the table has no profile."""
+    :func:`referee.replay.pipeline_observer` builds it) and ``vision.tracker.Tracker``;
+    with ``labels`` (a renderer's ``*.labels.jsonl``) the oracle observer instead, as
+    ``nertz replay --oracle`` (no profile needed). The table's registered back designs are
+    saved beside its profile (``<profile>.backs.json``) for the table model. Raises
+    :class:`SourceError` when those are not available or the table has no profile."""
 
     def __init__(self, table: dict[str, Any], rules: HouseRules, round_no: int = 1,
-                 profile_dir: Path | None = None) -> None:
+                 profile_dir: Path | None = None, labels: Path | None = None) -> None:
         try:
             from vision.tracker import Tracker
 
-            from .replay import pipeline_observer
+            from .replay import ReplayError, oracle_observer, pipeline_observer
         except ImportError as exc:
             raise SourceError(f"frame sources need vision.tracker and referee.replay, not "
                               f"available here: {exc}") from None
-        if not table.get("profile_toml"):
+        if labels is None and not table.get("profile_toml"):
             raise SourceError("frame sources need the table's profile (nertz calibrate, "
                               "then PUT /api/tables/{id}/profile)")
-        folder = profile_dir or Path(tempfile.mkdtemp(prefix="nertz-profile-"))
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"table{table['id']}.toml"
-        path.write_text(table["profile_toml"], encoding="utf-8")
+        #: where a live source's frames are kept for review (``<n:06d>.jpg``), if anywhere
+        self.frames_dir: Path | None = None
+        self.labels = labels
         try:
-            self.observe = pipeline_observer(path)
+            if labels is not None:
+                self.observe = oracle_observer(labels)
+            else:
+                folder = profile_dir or Path(tempfile.mkdtemp(prefix="nertz-profile-"))
+                folder.mkdir(parents=True, exist_ok=True)
+                path = folder / f"table{table['id']}.toml"
+                path.write_text(table["profile_toml"], encoding="utf-8")
+                registry = (table.get("backs") or {}).get("registry")
+                if registry:
+                    path.with_suffix(".backs.json").write_text(json.dumps(registry),
+                                                               encoding="utf-8")
+                self.observe = pipeline_observer(path)
             self.tracker = Tracker(rules, table["seats"], round_no=round_no)
-        except ValueError as exc:
+        except (ReplayError, ValueError) as exc:
             raise SourceError(f"cannot set up the vision pipeline: {exc}") from None
         self.frame = 0
+
+    def keep(self, n: int, jpeg: bytes) -> None:
+        """Keep frame ``n`` (JPEG) for review, when this source keeps frames."""
+        if self.frames_dir is not None:
+            self.frames_dir.mkdir(parents=True, exist_ok=True)
+            (self.frames_dir / f"{n:06d}.jpg").write_bytes(jpeg)
 
     def process(self, image: Any, t_ms: int) -> list[dict[str, Any]]:
         """One frame in, the tracker's events out."""
@@ -405,6 +425,7 @@ async def video_source(target: str | int, pipeline: VisionPipeline, speed: float
     if start and not live:
         cap.set(cv2.CAP_PROP_POS_FRAMES, start)
     n = start
+    pipeline.frame = start
     wall0 = time.monotonic()
     last_jpeg = 0.0
     try:
@@ -418,6 +439,10 @@ async def video_source(target: str | int, pipeline: VisionPipeline, speed: float
                 e.setdefault("frame", n)
             n += 1
             jpeg = None
+            if live and pipeline.frames_dir is not None:  # a camera: keep every frame
+                ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
+                if ok:
+                    await asyncio.to_thread(pipeline.keep, n - 1, buf.tobytes())
             if time.monotonic() - last_jpeg > 0.2:
                 last_jpeg = time.monotonic()
                 ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 70])
@@ -454,7 +479,12 @@ def open_source(source: dict[str, Any], table: dict[str, Any], rules: HouseRules
         if kind == "camera" and not camera_allowed:
             raise SourceError("this server was not started with a camera (nertz serve "
                               "--camera N)")
-        pipeline = VisionPipeline(table, rules, round_no)
+        labels = source.get("labels_upload_id")
+        if labels and kind not in ("video", "frames"):
+            raise SourceError("labels (oracle observations) go with a video or frames "
+                              "source only")
+        pipeline = VisionPipeline(table, rules, round_no,
+                                  labels=uploads(str(labels)) if labels else None)
         if kind == "frames":
             return None, pipeline
         target: str | int = (int(source.get("index", 0)) if kind == "camera"

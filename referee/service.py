@@ -100,6 +100,10 @@ class SourceIn(BaseModel):
     upload_id: str | None = Field(None, max_length=64)
     round: int = Field(1, ge=1, le=1000)
     index: int = Field(0, ge=0, le=16)
+    labels_upload_id: str | None = Field(
+        None, max_length=64, description="video or frames: an uploaded *.labels.jsonl of the "
+        "renderer, read instead of the detector (oracle observations, as nertz replay "
+        "--oracle)")
 
 
 class CallIn(BaseModel):
@@ -139,7 +143,8 @@ XToken = Annotated[str | None, Header(alias="X-Token", description="or the token
 
 # --- sniffing uploads ---------------------------------------------------------------------
 def sniff(head: bytes) -> str | None:
-    """``log``, ``video`` or ``image`` by content (never by name), or ``None``."""
+    """``log``, ``video``, ``image`` or ``labels`` (a renderer's ``*.labels.jsonl``) by
+    content (never by name), or ``None``."""
     if head.startswith(b"\x89PNG\r\n\x1a\n") or head.startswith(b"\xff\xd8\xff"):
         return "image"
     if head[4:8] == b"ftyp" or (head[:4] == b"RIFF" and head[8:12] == b"AVI ") or \
@@ -154,10 +159,12 @@ def sniff(head: bytes) -> str | None:
         event = json.loads(first)
     except json.JSONDecodeError:
         return None
+    if isinstance(event, dict) and event.get("type") == "header" and "fps" in event:
+        return "labels"
     return "log" if isinstance(event, dict) and "type" in event else None
 
 
-_EXT = {"log": ".jsonl", "video": ".video", "image": ".img"}
+_EXT = {"log": ".jsonl", "video": ".video", "image": ".img", "labels": ".labels.jsonl"}
 
 
 # --- live rounds --------------------------------------------------------------------------
@@ -298,6 +305,11 @@ class Service:
             want = "log" if source["kind"] == "log" else "video"
             if up["kind"] != want:
                 raise ServiceError(f"upload {up['id']} is a {up['kind']}, not a {want}", 422)
+        if source.get("labels_upload_id"):
+            up = self.store.upload(str(source["labels_upload_id"]))
+            if up["kind"] != "labels":
+                raise ServiceError(f"upload {up['id']} is a {up['kind']}, not render labels",
+                                   422)
         probe_no = len(self.store.rounds(table_id, "ended")) + 1
         it, pipeline = open_source(source, table, rules, probe_no, self.upload_path, 0,
                                    camera_allowed=self.camera is not None)
@@ -305,6 +317,8 @@ class Service:
         s = RoundSession(round_id, table_id, RoundEngine(table["seats"], rules, round_no),
                          source)
         s.pipeline = pipeline
+        if pipeline is not None and source.get("kind") in ("camera", "frames"):
+            pipeline.frames_dir = self.frames_dir(round_id)
         self.sessions[round_id] = s
         if it is None:  # events or frames from the API: record the round's start now
             out, _ = s.engine.feed({"type": "round_start", "t_ms": 0})
@@ -334,8 +348,14 @@ class Service:
             except (SourceError, NotFound) as exc:
                 s.error = f"cannot resume the source: {exc}"
                 continue
+            if s.pipeline is not None and rnd["source"].get("kind") in ("camera", "frames"):
+                s.pipeline.frames_dir = self.frames_dir(rnd["id"])
             if it is not None:
                 s.task = asyncio.create_task(self.run_source(s, it))
+
+    def frames_dir(self, round_id: int) -> Path:
+        """Where a camera or frames round keeps its frames for review."""
+        return self.data_dir / "frames" / str(round_id)
 
     async def run_source(self, s: RoundSession, it: AsyncIterator[Batch]) -> None:
         try:
@@ -416,7 +436,11 @@ class Service:
         if image is None:
             raise ServiceError("the frame is not a readable JPEG or PNG image", 415)
         t = s.clock()
+        n = s.pipeline.frame
+        await asyncio.to_thread(s.pipeline.keep, n, jpeg)
         events = await asyncio.to_thread(s.pipeline.process, image, t)
+        for e in events:
+            e.setdefault("frame", n)
         async with s.lock:
             s.jpeg = jpeg
             out: list[dict[str, Any]] = []
@@ -660,6 +684,9 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
                   description="Live scoring of Nertz tables: tables, rounds, calls, "
                               "corrections, replays; a WebSocket per table.")
     app.state.service = svc
+    from .review import LabelsCache
+
+    labels_cache = LabelsCache()
 
     @app.exception_handler(ServiceError)
     async def _service_error(_r: Request, exc: ServiceError) -> JSONResponse:
@@ -878,7 +905,8 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
 
     @app.get("/api/rounds/{round_id}/flags", tags=["rounds"])
     def round_flags(round_id: int) -> list[dict[str, Any]]:
-        """Every flag of the round, with the event that raised it and its neighbours."""
+        """Every flag of the round, with the event that raised it, its neighbours, and the
+        video frame it was seen in (``frame``, for frame-by-frame review; null if none)."""
         rows, _e, _p = svc.round_log(round_id)
         out = []
         for i, r in enumerate(rows):
@@ -886,8 +914,9 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
                 continue
             cause = next((x for x in reversed(rows[:i]) if not x["derived"]
                           and x["seq"] == r["seq"]), None)
+            frame = r["event"].get("frame", (cause or {"event": {}})["event"].get("frame"))
             out.append({"seq": r["seq"], "flag": r["event"],
-                        "event": cause["event"] if cause else None,
+                        "event": cause["event"] if cause else None, "frame": frame,
                         "context": [x for x in rows[max(0, i - 6):i + 4]]})
         return out
 
@@ -972,6 +1001,63 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
             raise ServiceError(f"round {round_id} has no camera frame", 404)
         return Response(s.jpeg, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
+    # --- frame-by-frame review ---
+    def frame_sources(round_id: int) -> tuple[Path | None, Path | None, Path | None, float]:
+        """(video, kept frames folder, labels, fps) of a round."""
+        from .review import frame_count
+
+        rnd = svc.store.round(round_id)
+        src = rnd["source"]
+        video = kept = labels = None
+        if src.get("kind") == "video" and src.get("upload_id"):
+            video = svc.upload_path(str(src["upload_id"]))
+        elif src.get("kind") in ("camera", "frames"):
+            kept = svc.frames_dir(round_id)
+        if src.get("labels_upload_id"):
+            labels = svc.upload_path(str(src["labels_upload_id"]))
+        fps = frame_count(video, None)[1] if video is not None else None
+        return video, kept, labels, fps or 0.0
+
+    @app.get("/api/rounds/{round_id}/frames", tags=["review"])
+    def round_frames(round_id: int) -> dict[str, Any]:
+        """How many frames of the round can be reviewed, and at what rate."""
+        from .review import frame_count
+
+        video, kept, labels, fps = frame_sources(round_id)
+        count, _fps = frame_count(video, kept)
+        return {"round_id": round_id, "count": count, "fps": fps or None,
+                "from": "video" if video else "kept" if kept else None,
+                "labels": labels is not None}
+
+    @app.get("/api/rounds/{round_id}/frames/{n}.jpg", tags=["review"],
+             responses={200: {"content": {"image/jpeg": {}}}})
+    def round_frame(round_id: int, n: int, overlay: bool = True) -> Response:
+        """Frame ``n`` of the round (from its video, or as a camera round kept it) as a
+        JPEG, with the overlay: frame and time, the cards seen (render-labels sources), and
+        the events recorded at that frame, flags in red."""
+        import cv2
+
+        from .review import FrameError, draw_overlay, read_frame
+
+        video, kept, labels, fps = frame_sources(round_id)
+        try:
+            image = read_frame(video, kept, n)
+        except FrameError as exc:
+            raise ServiceError(f"round {round_id}: {exc}", 404) from None
+        if overlay:
+            rows, _e, _p = svc.round_log(round_id)
+            seqs = {r["seq"] for r in rows if r["event"].get("frame") == n}
+            events = [r["event"] for r in rows if r["seq"] in seqs]
+            line = None
+            if labels is not None and labels.is_file():
+                line = labels_cache.get(labels).get(n)
+            t_ms = n * 1000.0 / fps if fps else None
+            image = draw_overlay(image, n, t_ms, events, line)
+        ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
+        if not ok:
+            raise ServiceError(f"frame {n} cannot be encoded", 422)
+        return Response(buf.tobytes(), media_type="image/jpeg")
+
     # --- corrections ---
     @app.post("/api/rounds/{round_id}/corrections", tags=["corrections"])
     async def correct(round_id: int, body: CorrectionIn, authorization: Auth = None,
@@ -1039,9 +1125,10 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
               openapi_extra={"requestBody": {"content": {"application/octet-stream": {
                   "schema": {"type": "string", "format": "binary"}}}}})
     async def upload(request: Request) -> dict[str, Any]:
-        """Upload an event log (JSON Lines) or a video as the raw body; its kind is found
-        from its content, and it is stored under a name the server picks."""
-        return await receive_upload(request, {"log", "video"})
+        """Upload an event log (JSON Lines), a video, or a renderer's ``*.labels.jsonl`` (for
+        an oracle video source) as the raw body; its kind is found from its content, and it is
+        stored under a name the server picks."""
+        return await receive_upload(request, {"log", "video", "labels"})
 
     @app.post("/api/replays", status_code=202, tags=["replays"])
     def start_replay(body: ReplayIn) -> dict[str, Any]:

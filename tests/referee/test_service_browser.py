@@ -63,6 +63,61 @@ def test_live_page_shows_scores_and_a_false_call(server: Server, tmp_path: Path)
             browser.close()
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed "
+                    "(apt-get install chromium)")
+def test_demo_video_live_then_a_flag_reviewed_frame_by_frame(server: Server) -> None:
+    """The bundled demo video as a live source (oracle observations from its labels): the
+    live page shows its events and scores, a call button records a false call, and the
+    review page shows a flagged event's frame, stepping frame by frame."""
+    import gzip
+
+    from referee.demo import demo_files
+
+    sync_api = pytest.importorskip("playwright.sync_api")
+    files = demo_files()
+    with server.client() as c:
+        tid, token, _ = make_table(c, seats=2, players=["Ann", "Bob"])
+        video = c.post("/api/uploads", content=files["video"].read_bytes()).json()
+        labels = c.post("/api/uploads", content=gzip.decompress(
+            files["labels"].read_bytes())).json()
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        try:
+            page = browser.new_page()
+            page.goto(f"{server.url}/setup?table={tid}")
+            page.fill("#token-in", token)
+            page.click("#token-btn")
+            page.goto(f"{server.url}/live?table={tid}")
+            with server.client() as c:
+                r = c.post(f"/api/tables/{tid}/rounds", headers=auth(token),
+                           json={"kind": "video", "upload_id": video["id"],
+                                 "labels_upload_id": labels["id"], "speed": 6})
+                assert r.status_code == 201, r.text
+                rid = r.json()["id"]
+            page.wait_for_function(
+                "document.querySelectorAll('#events li').length > 8", timeout=30000)
+            page.click("#call-0")  # seat 0 still holds cards in its nertz pile
+            page.wait_for_function("document.body.innerText.includes('false_call')",
+                                   timeout=10000)
+            assert "Ann" in page.inner_text("#scoreboard")
+            page.goto(f"{server.url}/review?table={tid}&round={rid}")
+            page.wait_for_selector("#flags li a", timeout=10000)
+            page.click("#flags li a")
+            page.wait_for_function("$('frame').complete && $('frame').naturalWidth > 300",
+                                   timeout=10000)
+            first = page.inner_text("#f-label")
+            page.click("#f-next")
+            page.wait_for_function(f"$('f-label').innerText !== {first!r}")
+            page.keyboard.press("ArrowLeft")
+            page.wait_for_function(f"$('f-label').innerText === {first!r}")
+            page.wait_for_function("$('frame').complete && $('frame').naturalWidth > 300")
+        finally:
+            browser.close()
+
+
 def _junk(rng: random.Random) -> object:
     return rng.choice([None, 0, -1, 10**12, "", "x" * 300, "../../etc/passwd", [], {},
                        {"seat": -3}, {"kind": "camera"}, {"changes": []}, 1.5, True,
@@ -81,7 +136,7 @@ def test_fuzz_every_route_from_the_openapi_schema(server: Server) -> None:
             for method in ops:
                 for _ in range(12):
                     url = path
-                    for name in ("table_id", "round_id", "seq", "seat", "job_id"):
+                    for name in ("table_id", "round_id", "seq", "seat", "job_id", "n"):
                         url = url.replace("{" + name + "}", rng.choice(ids))
                     body = _junk(rng)
                     headers = auth(token) if rng.random() < 0.5 else {}
