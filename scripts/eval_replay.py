@@ -96,17 +96,29 @@ def run_round(i: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     mistakes = 0.1 if i % 2 else 0.0
     rules = HouseRules.preset(preset)
     events = simulate_round(seats, rules, seed=args.seed * 1000 + i, mistakes=mistakes)
-    log = work / f"r{i}.jsonl"
-    write_log(events, log)
     w, h = (int(v) for v in args.size.split("x"))
     camera = Camera.parse(CAMERAS[i % len(CAMERAS)], width=w, height=h)
-    video = work / f"r{i}.mp4"
+    oracle = args.mode == "oracle"
+    tag = f"r{i}-s{args.seed}-{w}x{h}-{args.fps:g}fps{'-labels' if oracle else ''}"
+    if args.cache is not None:
+        work = args.cache
+        work.mkdir(parents=True, exist_ok=True)
+    log = work / f"{tag}.jsonl"
+    video = work / f"{tag}.mp4"
+    labels = video.with_suffix(".labels.jsonl")
+    settings = VideoSettings(fps=args.fps, size=(w, h), seed=rng.randrange(10**6),
+                             camera=camera, split="test", markers=not oracle)
     t0 = time.perf_counter()
-    render_video(log, video, VideoSettings(fps=args.fps, size=(w, h), seed=rng.randrange(10**6),
-                                           camera=camera, split="test",
-                                           markers=args.mode != "oracle"))
+    cached = (args.cache is not None and labels.exists() and log.exists()
+              and (oracle or video.exists()))
+    if not cached:
+        write_log(events, log)
+        if oracle:
+            render_labels(log, labels, settings)
+        else:
+            render_video(log, video, settings)
     render_s = time.perf_counter() - t0
-    lines = [json.loads(x) for x in video.with_suffix(".labels.jsonl").read_text().splitlines()]
+    lines = [json.loads(x) for x in labels.read_text().splitlines()]
     tracker = Tracker(rules, seats)
     calls = [] if args.no_calls else [(e["seat"], e["t_ms"]) for e in events
                                        if e["type"] == "call"]
@@ -124,6 +136,28 @@ def run_round(i: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
                frames=len(lines) - 1, video_s=(len(lines) - 1) / args.fps,
                render_s=render_s, replay_s=replay_s, end_inferred=tracker.end_inferred)
     return out
+
+
+def render_labels(log: Path, out: Path, settings: Any) -> int:
+    """Only the labels of a rendered round (no camera side, no encoding: what oracle mode
+    reads), written like ``render_video``'s ``*.labels.jsonl``; the frame count."""
+    from vision.render.video import RoundRenderer
+
+    renderer = RoundRenderer(log, settings)
+    n = 0
+    tmp = out.with_suffix(".part")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps({"type": "header", "width": settings.size[0],
+                             "height": settings.size[1], "fps": settings.fps,
+                             "seed": settings.seed, "log": str(log), "labels_only": True})
+                 + "\n")
+        for frame, t, _image, lab in renderer.frames(camera_side=False):
+            if lab is not None:
+                fh.write(json.dumps({"frame": frame, "t_ms": round(t, 1), **lab},
+                                    separators=(",", ":")) + "\n")
+                n += 1
+    tmp.replace(out)
+    return n
 
 
 def _observations(mode: str, lines: list[dict[str, Any]], video: Path, seats: int,
@@ -204,11 +238,17 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--no-calls", action="store_true", help="no call input: inferred ends")
     p.add_argument("--speed", action="store_true", help="also measure replay speed")
     p.add_argument("--json", type=Path, default=None, help="write per-round results here")
+    p.add_argument("--cache", type=Path, default=None,
+                   help="keep logs and renders here and reuse them (oracle mode renders "
+                        "labels only)")
+    p.add_argument("--only", type=str, default=None, help="comma-separated round numbers")
     args = p.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        for i in range(args.rounds):
+        which = range(args.rounds) if args.only is None else \
+            [int(x) for x in args.only.split(",")]
+        for i in which:
             r = run_round(i, args, work)
             rows.append(r)
             print(f"round {i:2d} seats {r['seats']} {r['preset']:<13} mistakes {r['mistakes']}"

@@ -95,7 +95,8 @@ class Tracker:
 
     def __init__(self, rules: HouseRules, seats: int, *, round_no: int = 1,
                  min_frames: int = 2, min_ms: float = 60.0, cover_limit: float = 0.02,
-                 wait_ms: float = 2500.0, call_delay_ms: float = 1500.0) -> None:
+                 wait_ms: float = 2500.0, call_delay_ms: float = 1500.0,
+                 pool_window_ms: float = 20000.0) -> None:
         if not 2 <= seats <= 8:
             raise TrackerError(f"a table has 2 to 8 seats, not {seats}")
         self.rules = rules
@@ -114,6 +115,8 @@ class Tracker:
         self.lake_map: dict[str, int] = {}
         self.known: set[tuple[int, str]] = set()
         self.named: set[tuple[int, str]] = set()
+        self.seen_at: dict[tuple[str, str], float] = {}  # (place, code) -> last seen, raw
+        self.pool_window_ms = pool_window_ms
         self.nertz_tops: set[tuple[int, str]] = set()
         self.seen_deal: list[dict[str, Any]] = []
         self._deal_lists: list[dict[str, list[str]]] = []
@@ -380,6 +383,9 @@ class Tracker:
             codes, usable = self._view_codes(name, raw)
             covered = view is not None and view.covered > self.cover_limit
             top = codes[-1] if codes else None
+            if place.seat is not None:
+                for c in codes:
+                    self.seen_at[(name, c)] = float(obs.t_ms)
             if top != st.top:
                 st.top, st.top_frame, st.top_t = top, obs.frame, float(obs.t_ms)
             st.covered = covered or not usable
@@ -535,10 +541,15 @@ class Tracker:
             kind = self._kind(dest)
             if not seen:
                 continue
+            under = False
             if kind == "river":
-                if seen[:len(exp)] != exp or len(seen) <= len(exp):
+                if self.rules.slide_under and exp and len(seen) == len(exp) + 1 \
+                        and seen[1:] == exp:
+                    run, under = seen[:1], True  # slid under the column's base card
+                elif seen[:len(exp)] != exp or len(seen) <= len(exp):
                     continue
-                run = seen[len(exp):]
+                else:
+                    run = seen[len(exp):]
             else:
                 run = (seen[-1],)
                 if exp and exp[-1] == seen[-1]:
@@ -555,17 +566,24 @@ class Tracker:
             if kind in ("nertz", "waste", "stock"):
                 spots = [s for s in spots if s[3] or (s[0].startswith("seat")
                                                       and self._kind(s[0]) == "river")]
-            if not spots and len(run) == 1 and kind in ("lake", "river"):
+            pool: list[tuple[str, int, int, bool]] = []
+            if len(run) == 1 and kind in ("lake", "river"):
+                pool = self._waste_candidates(code, dest, spots, st.stable_t)
+            if not spots and not pool and len(run) == 1 and kind in ("lake", "river"):
                 spots = self._from_waste_pool(code, dest)
-            if not spots:
+            cands = spots + pool
+            if not cands:
                 continue
-            ranked = sorted(spots, key=lambda s: -self._departed(s[0], code))
+            ranked = sorted(cands, key=lambda s: self._rank(s, code, st.stable_t, s in pool),
+                            reverse=True)
             best = ranked[0]
-            score = self._departed(best[0], code)
+            score = 3 if best in pool else self._departed(best[0], code)
             waited = self.t_ms - st.stable_t
             if score < 3 and not (final or waited >= self.wait_ms):
                 continue
             if score == 1:
+                continue
+            if best in pool and not self._bring_to_waste_top(best[2], code):
                 continue
             src, n, seat, is_retract = best
             t = int(st.stable_t)
@@ -585,12 +603,67 @@ class Tracker:
                         j = len(table.lake)
                     dst = f"lake:{j}"
                     self._infer_missing(seat, code, j, t, evidence)
-                action = Move(seat, code, src, dst, n)
+                action = Move(seat, code, src, dst, n, under=under)
             if self._commit(action, t, st.stable_frame, frames=frames, evidence=evidence):
                 if kind == "lake" and dest not in self.lake_map:
                     self.lake_map[dest] = int(action.dst.split(":")[1])  # type: ignore[union-attr]
                 return True
         return False
+
+    def _rank(self, spot: tuple[str, int, int, bool], code: str, t: float, pooled: bool
+              ) -> tuple[bool, int, bool, float]:
+        """How likely a source is: seen holding the card at all, departure evidence, and how
+        recently the card was seen there (before the arrival)."""
+        seen = self.seen_at.get((self._obs_place_of(spot[0]), code))
+        dep = 3 if spot[0].endswith(":waste") and spot[3] is False and \
+            self._waste_gone(spot[2], code) else self._departed(spot[0], code)
+        return (seen is not None, dep, not pooled,
+                -abs(t - seen) if seen is not None else 0.0)
+
+    def _waste_gone(self, seat: int, code: str) -> bool:
+        st = self.states.get(f"seat{seat}:waste")
+        return st is not None and st.stable is not None and (not st.stable
+                                                             or st.stable[-1] != code)
+
+    def _waste_candidates(self, code: str, dest: str, spots: list[tuple[str, int, int, bool]],
+                          t: float) -> list[tuple[str, int, int, bool]]:
+        """Wastes that showed ``code`` lately (and show it no more) while the engine holds it
+        among that seat's hidden cards: the card was drawn and played from there."""
+        table = self.table
+        assert table is not None
+        dseat = None if dest.startswith("lake:") else Place.parse(dest).seat
+        out = []
+        for seat in range(self.seats):
+            wname = f"seat{seat}:waste"
+            if dseat is not None and seat != dseat or (seat, code) in self.named:
+                continue
+            if any(s[0] == wname for s in spots):
+                continue
+            seen = self.seen_at.get((wname, code))
+            if seen is None or t - seen > self.pool_window_ms or not self._waste_gone(seat, code):
+                continue
+            where = table.where(code, seat)
+            if where is None or where.kind not in ("stock", "waste"):
+                continue
+            out.append((wname, 1, seat, False))
+        return out
+
+    def _bring_to_waste_top(self, seat: int, code: str) -> bool:
+        """Make ``code`` the engine's waste top of ``seat`` (a draw first when the engine's
+        waste is empty), exchanging hidden, never-moved cards."""
+        table = self.table
+        assert table is not None
+        layout = table.layouts[seat]
+        if not layout.waste:
+            if not layout.stock or not self._commit(Draw(seat), self.t_ms, self.frame,
+                                                    inferred=True):
+                return False
+        top = layout.waste[-1].code
+        if top != code:
+            if (seat, top) in self.named:
+                return False
+            self._swap(seat, top, code)
+        return bool(layout.waste) and layout.waste[-1].code == code
 
     def _since_frame(self, engine_place: str) -> int:
         st = self.states.get(self._obs_place_of(engine_place))
@@ -659,8 +732,10 @@ class Tracker:
                     continue  # the same top: lower fan cards are reveals
                 if top in waste[:-1] and not waited:
                     continue  # the top left: a departure, wait for where it went
-                if any(s[0] != wname and not s[3] for s in self._free_spots(top, wname)):
-                    continue  # an arrival (a retract) or a card seen elsewhere
+                if any(s[0] != wname and not s[3] and s[2] == seat
+                       and self._departed(s[0], top) == 3
+                       for s in self._free_spots(top, wname)):
+                    continue  # an arrival (a misplaced river card taken back)
                 if not layout.stock:
                     if not layout.waste:
                         continue
