@@ -392,6 +392,67 @@ def serve(
     uvicorn.run(web, host=host, port=port, log_level="warning")
 
 
+@app.command()
+def live(
+    camera: Annotated[int | None, typer.Option(help="camera index (0: the first webcam)")
+                      ] = None,
+    video: Annotated[Path | None, typer.Option(help="a video file, played as if live")] = None,
+    profile: Annotated[Path | None, typer.Option(help="table profile (nertz calibrate)")
+                       ] = None,
+    oracle: Annotated[Path | None, typer.Option(
+        help="--video: render labels (*.labels.jsonl) instead of the detector")] = None,
+    players: Annotated[int, typer.Option(help="--oracle: number of seats")] = 2,
+    preset: Annotated[str, typer.Option(help="--oracle: house-rule preset")] = "nertz",
+    db: Annotated[Path, typer.Option(help="SQLite database the round is recorded in")
+                  ] = Path("nertz.db"),
+    speed: Annotated[float, typer.Option(help="--video: playing speed (0: as fast as "
+                                         "possible)")] = 1.0,
+) -> None:
+    """Referee a table live in the terminal: scoreboard, events, keys 1-8 call Nertz! for a
+    seat, q stops. Every event is recorded in --db (nertz serve shows it afterwards)."""
+    from rich.live import Live
+
+    from referee.live import SourceError
+    from referee.store import StoreError
+    from referee.terminal import LiveError, LiveSession, keys, open_capture, run
+
+    if (camera is None) == (video is None):
+        raise _fail("give one of --camera N or --video FILE")
+    if oracle is None and profile is None:
+        raise _fail("give --profile table.toml (nertz calibrate), or --oracle labels.jsonl "
+                    "with --video")
+    if oracle is not None and video is None:
+        raise _fail("--oracle goes with --video (render labels of that video)")
+    try:
+        if oracle is not None:
+            rules, seats = _rules(preset, None, []), players
+        else:
+            from vision.profile import TableProfile
+
+            prof = TableProfile.load(profile)  # type: ignore[arg-type]
+            rules = HouseRules.from_dict({**HouseRules.preset(prof.preset).to_dict(),
+                                          **prof.options})
+            seats = len(prof.seats)
+        target: str | int = camera if camera is not None else str(video)
+        cap = open_capture(target)
+        source = ({"kind": "camera", "index": camera} if camera is not None
+                  else {"kind": "video", "path": str(video)})
+        session = LiveSession(db, seats, rules, source, profile=profile, labels=oracle,
+                              keep_frames=camera is not None)
+    except (LiveError, SourceError, StoreError, ValueError, OSError) as exc:
+        raise _fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, 1) from None
+    name = f"camera {camera}" if camera is not None else f"video {video}"
+    try:
+        with keys() as pressed, Live(console=err, auto_refresh=False) as screen:
+            why = run(session, cap, camera is not None, speed, pressed,
+                      lambda view: screen.update(view, refresh=True), name)
+    except LiveError as exc:
+        raise _fail(str(exc), 1) from None
+    score = session.engine.score()
+    err.print(f"{why}: scores {score.get('scores')}; {session.recorded} event(s) in {db} "
+              f"(table {session.table_id}, round {session.round_id})", highlight=False)
+
+
 @app.command("replay")
 def replay_cmd(
     video: Annotated[Path, typer.Argument(help="recorded video (any format OpenCV reads)")],
