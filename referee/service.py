@@ -804,16 +804,29 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
     async def register_back(table_id: int, seat: int, request: Request,
                             authorization: Auth = None, x_token: XToken = None
                             ) -> dict[str, Any]:
-        """Register a seat's back design from a photo of one card back (JPEG or PNG body)."""
+        """Register a seat's back design from a photo of one card back (JPEG or PNG body):
+        it joins the table's back-design registry (saved with the table profile) and the
+        profile's seat gets that ``back``."""
         require_table(table_id, authorization, x_token)
         table = svc.store.table(table_id)
         if not 0 <= seat < table["seats"]:
             raise ServiceError(f"the table has seats 0-{table['seats'] - 1}, not {seat}", 422)
         up = await receive_upload(request, {"image"})
-        backs = dict(table["backs"])
-        backs[str(seat)] = {"design": f"table{table_id}-seat{seat}", "image": up["id"]}
-        svc.store.update_table(table_id, backs=backs)
-        return svc.store.table(table_id)
+        from .backs import BackPhotoError, register_back
+
+        photo = svc.upload_path(up["id"]).read_bytes()
+        try:
+            backs, toml = await asyncio.to_thread(
+                register_back, dict(table["backs"]), table["profile_toml"], seat,
+                f"table{table_id}-seat{seat}", photo)
+        except BackPhotoError as exc:
+            raise ServiceError(str(exc), 422) from None
+        backs[str(seat)]["image"] = up["id"]
+        svc.store.update_table(table_id, backs=backs, profile_toml=toml)
+        out = svc.store.table(table_id)
+        registry = out["backs"].pop("registry", None)
+        out["backs"]["registered"] = list((registry or {}).get("designs", {}))
+        return out
 
     @app.put("/api/tables/{table_id}/calibration", tags=["tables"])
     def set_calibration(table_id: int, body: CalibrationIn, authorization: Auth = None,

@@ -172,3 +172,54 @@ def test_real_path_video_source_answers_or_runs_never_crashes(
         assert r.status_code == 201, r.text
         rnd = wait_round(c, r.json()["id"], timeout=120)
         assert rnd["status"] == "ended" and rnd["score"] is not None
+
+
+def _back_photo(colour: tuple[int, int, int], stripes: int, seed: int) -> bytes:
+    """A photo of one card back on a dark table: a patterned card in the middle."""
+    rng = np.random.default_rng(seed)
+    image = np.full((240, 320, 3), 40, np.uint8)
+    card = np.full((160, 110, 3), 235, np.uint8)
+    card[8:-8, 8:-8] = colour
+    for i in range(0, 150, 150 // stripes):
+        cv2.line(card, (8, 8 + i), (101, 8 + i + 40), (250, 250, 250), 3)
+    image[40:200, 105:215] = card
+    image = np.clip(image + rng.normal(0, 4, image.shape), 0, 255).astype(np.uint8)
+    return cv2.imencode(".png", image)[1].tobytes()
+
+
+def test_back_photos_join_the_registry_saved_with_the_profile(server: Server,
+                                                                tmp_path: Path) -> None:
+    from referee.live import VisionPipeline
+    from rules import HouseRules
+    from vision.backs_registry import BackDesigns
+    from vision.profile import TableProfile, make_profile
+
+    profile = tmp_path / "table.toml"
+    make_profile(profile, 2, "rect", "900x1400", "10,10;370,10;370,200;10,200")
+    blue, red = _back_photo((160, 40, 20), 6, 1), _back_photo((30, 30, 170), 3, 2)
+    with server.client() as c:
+        tid, token, _ = make_table(c, seats=2)
+        assert c.put(f"/api/tables/{tid}/profile", json={"toml": profile.read_text()},
+                     headers=auth(token)).status_code == 200
+        assert c.post(f"/api/tables/{tid}/seats/0/back", content=blue).status_code == 403
+        for seat, photo in ((0, blue), (1, red)):
+            r = c.post(f"/api/tables/{tid}/seats/{seat}/back", content=photo,
+                       headers=auth(token))
+            assert r.status_code == 200, r.text
+        assert r.json()["backs"]["registered"] == [f"table{tid}-seat0", f"table{tid}-seat1"]
+        r = c.post(f"/api/tables/{tid}/seats/1/back", content=b"\x89PNG\r\n\x1a\nbroken",
+                   headers=auth(token))
+        assert r.status_code in (415, 422)
+        table = c.get(f"/api/tables/{tid}").json()
+    saved = TableProfile.from_dict(__import__("tomllib").loads(table["profile_toml"]))
+    assert [s.back for s in saved.seats] == [f"table{tid}-seat0", f"table{tid}-seat1"]
+    registry = BackDesigns.from_dict(table["backs"]["registry"])
+    photo = cv2.imdecode(np.frombuffer(_back_photo((160, 40, 20), 6, 9), np.uint8), 1)
+    assert registry.match(photo[40:200, 105:215])[0] == f"table{tid}-seat0"
+    # a vision source writes the registry beside the profile, where the table model reads it
+    try:
+        VisionPipeline(table, HouseRules(), profile_dir=tmp_path / "p")
+    except ValueError:
+        pass  # no card detector in models/: the profile and registry are written first
+    loaded = TableProfile.load(tmp_path / "p" / f"table{tid}.toml")
+    assert loaded.backs is not None and len(loaded.backs) == 2
