@@ -11,7 +11,10 @@ takes the colour cast of real lamps and cameras out before the first convolution
 
     python -m scripts.make_index_crops --out datasets/index_up --per-card 30 \\
         --val-per-card 6 --generic-per-card 250 --max-angle 12 --seed 2
-    python -m scripts.train_index_reader --data datasets/index_up --epochs 14 \\
+    python -m scripts.make_index_crops --out datasets/index_up45 --per-card 14 \\
+        --val-per-card 3 --generic-per-card 120 --max-angle 45 --seed 3
+    python -m scripts.train_index_reader --data datasets/index_up datasets/index_up45 \\
+        --epochs 10 \\
         --out models/index_classifier.onnx
 
 Checkpoints every epoch to ``--work`` (``last.pt``) and resumes from it with ``--resume``;
@@ -42,11 +45,11 @@ def class_names() -> list[str]:
     return sorted([r + s for r in RANKS for s in SUITS] + [NONE])
 
 
-def load_split(folder: Path, limit: int = 0, seed: int = 0
+def load_split(folders: list[Path], limit: int = 0, seed: int = 0
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Images (N, 64, 64, 3) RGB uint8, rank targets (13 = none) and suit targets (-1 = none)
-    of ``folder/<code>/*.png``."""
-    files = sorted(p for p in folder.glob("*/*.png"))
+    of ``<folder>/<code>/*.png`` for each folder."""
+    files = sorted(p for folder in folders for p in folder.glob("*/*.png"))
     random.Random(seed).shuffle(files)
     if limit:
         files = files[:limit]
@@ -205,7 +208,8 @@ def export(model, out: Path) -> Path:  # noqa: ANN001
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=Path("datasets/index_up"))
+    parser.add_argument("--data", type=Path, nargs="+", default=[Path("datasets/index_up")],
+                        help="crop folders (each with train/ and val/)")
     parser.add_argument("--epochs", type=int, default=14)
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--lr", type=float, default=3e-3)
@@ -221,8 +225,8 @@ def main(argv: list[str] | None = None) -> None:
 
     torch.manual_seed(args.seed)
     generator = torch.Generator().manual_seed(args.seed)
-    train = load_split(args.data / "train", args.limit, args.seed)
-    val = load_split(args.data / "val", 0, args.seed)
+    train = load_split([d / "train" for d in args.data], args.limit, args.seed)
+    val = load_split([d / "val" for d in args.data], 0, args.seed)
     print(f"train {len(train[0])} crops, val {len(val[0])} crops", flush=True)
     model = build_model().to(args.device)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)

@@ -64,3 +64,53 @@ def test_regions_are_cut_into_tiles_inside_the_frame():
     assert cover.all()
     roi = detector.rects(1280, 720, [(1200, 650, 1400, 900), (10, 10, 60, 50), (2000, 0, 2100, 9)])
     assert roi == [(1200, 650, 1280, 720), (10, 10, 60, 50)]
+
+
+def test_index_turn_follows_the_corner_of_its_card():
+    face = np.array([[100, 100, 160, 190]], np.float32)
+    index = np.array([
+        [102, 102, 110, 120],  # tall, top left: upright
+        [150, 170, 158, 188],  # tall, bottom right: upside down
+        [140, 102, 158, 110],  # wide, top right: turned clockwise, needs a quarter turn back
+        [102, 180, 120, 188],  # wide, bottom left
+        [300, 300, 308, 318],  # on no card: try the shape's candidates
+        [102, 102, 112, 112],  # square (a card near 45°): try all four
+    ], np.float32)
+    turns = CardDetector._index_turns(index, face)
+    assert turns == [(0,), (2,), (1,), (3,), None, None]
+
+
+def test_candidate_turns_come_from_the_box_shape():
+    from vision.identify import candidate_turns
+
+    assert candidate_turns((0, 0, 8, 20)) == (0, 2)
+    assert candidate_turns((0, 0, 20, 8)) == (1, 3)
+    assert candidate_turns((0, 0, 10, 11)) == (0, 1, 2, 3)
+
+
+@NEEDS_ARTWORK
+def test_a_turned_card_reads_the_same(card_cache):
+    scene = render_still(random_table(2, 3), 3, size=(1920, 1080), decks=list(FAST_DECKS[:1]) * 2,
+                         jitter=0.0)
+    reader = IndexClassifier.load()
+    h, w = scene.image.shape[:2]
+    boxes, codes = [], []
+    for c in scene.cards:
+        for ix in c["indices"]:
+            if ix["visible"] >= 0.99 and ix["corner"] == "tl":
+                boxes.append(ix["box"])
+                codes.append(c["card"])
+    read, _conf = reader.read_boxes(scene.image, np.array(boxes))
+    upright = [(b, c) for b, c, r in zip(boxes, codes, read, strict=True) if r == c]
+    assert len(upright) >= 3, "the reader should read some upright indices of a training deck"
+    for k in (1, 2, 3):  # the whole frame turned k quarter turns counter-clockwise
+        image = np.ascontiguousarray(np.rot90(scene.image, k))
+        turned = []
+        for (x1, y1, x2, y2), _code in upright:
+            pts = np.array([[x1, y1], [x2, y2]], np.float32)
+            for _ in range(k):  # a point under one counter-clockwise quarter turn
+                pts = np.stack([pts[:, 1], (w if _ % 2 == 0 else h) - pts[:, 0]], axis=1)
+            turned.append([*pts.min(axis=0), *pts.max(axis=0)])
+        again, _ = reader.read_boxes(image, np.array(turned))
+        same = sum(a == c for a, (_b, c) in zip(again, upright, strict=True))
+        assert same >= 0.8 * len(upright), (k, again, [c for _b, c in upright])
