@@ -76,8 +76,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--n", type=int, default=12, help="divergences to print per round")
     p.add_argument("--flags", action="store_true", help="also flag differences")
     args = p.parse_args(argv)
-    logs = sorted(args.cache.glob("r*-labels.jsonl"), key=lambda q: int(q.name[1:].split("-")[0]))
-    for log in logs:
+    newest: dict[int, Path] = {}
+    for q in sorted(args.cache.glob("r*-labels.jsonl"), key=lambda q: q.stat().st_mtime):
+        if q.with_name(q.name.replace("-labels.jsonl", "-labels.labels.jsonl")).exists():
+            newest[int(q.name[1:].split("-")[0])] = q
+    for _i, log in sorted(newest.items()):
         i = int(log.name[1:].split("-")[0])
         if args.only and str(i) not in args.only.split(","):
             continue

@@ -96,7 +96,7 @@ def run_round(i: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     mistakes = 0.1 if i % 2 else 0.0
     rules = HouseRules.preset(preset)
     events = simulate_round(seats, rules, seed=args.seed * 1000 + i, mistakes=mistakes)
-    w, h = (int(v) for v in args.size.split("x"))
+    w, h = _size_for(seats, args.size)
     camera = Camera.parse(CAMERAS[i % len(CAMERAS)], width=w, height=h)
     oracle = args.mode == "oracle"
     tag = f"r{i}-s{args.seed}-{w}x{h}-{args.fps:g}fps{'-labels' if oracle else ''}"
@@ -136,6 +136,14 @@ def run_round(i: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
                frames=len(lines) - 1, video_s=(len(lines) - 1) / args.fps,
                render_s=render_s, replay_s=replay_s, end_inferred=tracker.end_inferred)
     return out
+
+
+def _size_for(seats: int, size: str) -> tuple[int, int]:
+    """The frame size for a table: ``size`` up to 4 seats, 1.5× for 5–6 and 2× for 7–8 (so
+    a card's corner index keeps about the same number of pixels)."""
+    w, h = (int(v) for v in size.split("x"))
+    scale = 1.0 if seats <= 4 else 1.5 if seats <= 6 else 2.0
+    return int(w * scale) // 2 * 2, int(h * scale) // 2 * 2
 
 
 def render_labels(log: Path, out: Path, settings: Any) -> int:

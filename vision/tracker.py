@@ -68,6 +68,7 @@ class _PlaceState:
     top_t: float = 0.0
     covered: bool = False
     last_frame: int = -1
+    box: tuple[float, float, float, float] | None = None  # where its cards were last seen
 
 
 @dataclass
@@ -370,6 +371,7 @@ class Tracker:
     def _debounce(self, obs: Observation) -> bool:
         changed = False
         names = set(obs.places) | set(self.states)
+        movers = list(obs.hands) + [c.box for c in obs.loose]
         for name in names:
             try:
                 place = Place.parse(name)
@@ -382,9 +384,14 @@ class Tracker:
             raw = view.codes if view is not None else []
             codes, usable = self._view_codes(name, raw)
             covered = view is not None and view.covered > self.cover_limit
+            if view is not None and view.cards:
+                st.box = _union([c.box for c in view.cards])
+            if not covered and st.box is not None and any(
+                    _overlap(st.box, b) > self.cover_limit for b in movers):
+                covered = True  # a card in flight or a hand over the place's last cards
             top = codes[-1] if codes else None
-            if place.seat is not None:
-                for c in codes:
+            if place.seat is not None:  # where each free card was last seen
+                for c in codes[-1:] if place.kind == "waste" else codes:
                     self.seen_at[(name, c)] = float(obs.t_ms)
             if top != st.top:
                 st.top, st.top_frame, st.top_t = top, obs.frame, float(obs.t_ms)
@@ -611,19 +618,20 @@ class Tracker:
         return False
 
     def _rank(self, spot: tuple[str, int, int, bool], code: str, t: float, pooled: bool
-              ) -> tuple[bool, int, bool, float]:
+              ) -> tuple[bool, bool, float, int]:
         """How likely a source is: seen holding the card at all, departure evidence, and how
         recently the card was seen there (before the arrival)."""
         seen = self.seen_at.get((self._obs_place_of(spot[0]), code))
         dep = 3 if spot[0].endswith(":waste") and spot[3] is False and \
             self._waste_gone(spot[2], code) else self._departed(spot[0], code)
-        return (seen is not None, dep, not pooled,
-                -abs(t - seen) if seen is not None else 0.0)
+        if pooled:
+            dep = 2  # a waste card may only be hidden under a later draw
+        return (seen is not None, dep >= 2, -abs(t - seen) if seen is not None else 0.0,
+                dep)
 
     def _waste_gone(self, seat: int, code: str) -> bool:
         st = self.states.get(f"seat{seat}:waste")
-        return st is not None and st.stable is not None and (not st.stable
-                                                             or st.stable[-1] != code)
+        return st is not None and st.stable is not None and code not in st.stable
 
     def _waste_candidates(self, code: str, dest: str, spots: list[tuple[str, int, int, bool]],
                           t: float) -> list[tuple[str, int, int, bool]]:
@@ -900,6 +908,21 @@ class Tracker:
         while self._pending_calls and self._pending_calls[0][1] <= until:
             seat, t = self._pending_calls.pop(0)
             self._commit(Call(seat), t, self.frame, evidence={"input": "call"})
+
+
+def _union(boxes: list[tuple[float, float, float, float]]
+           ) -> tuple[float, float, float, float]:
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes),
+            max(b[3] for b in boxes))
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]
+             ) -> float:
+    """Share of box ``a`` under box ``b``."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    area = max(1e-6, (a[2] - a[0]) * (a[3] - a[1]))
+    return max(0.0, w) * max(0.0, h) / area
 
 
 def oracle_observations(label_lines: Iterable[dict[str, Any]]) -> Iterable[Observation]:
