@@ -23,6 +23,7 @@ Figures:
 
     python -m scripts.eval_places                 # all configurations (~4 min)
     python -m scripts.eval_places --quick         # three configurations
+    python -m scripts.eval_places --cache /tmp/places --only 7 9 --verbose
 """
 
 from __future__ import annotations
@@ -61,7 +62,6 @@ CONFIGS: list[tuple[int, str, str]] = [
     (8, "round", "tilt_deg=18,k1=-0.05"),
     (8, "rect", "tilt_deg=3,yaw_deg=-6"),
 ]
-QUICK = [CONFIGS[1], CONFIGS[4], CONFIGS[8]]
 
 
 def label_detections(cards: list[dict[str, Any]], warp: np.ndarray | None = None
@@ -128,13 +128,16 @@ def _reproj(model: TableModel, cam: Camera, geo: dict[str, Any],
 
 def run_config(seats: int, shape: str, camera: str, seed: int, size: tuple[int, int],
                fps: float, seconds: float, work: Path) -> dict[str, Any]:
-    log = work / f"r{seats}{shape}.jsonl"
-    write_log(simulate_round(seats, HouseRules(), seed=seed), log)
+    tag = f"r{seats}{shape}_{seed}_{size[0]}x{size[1]}_{fps:g}_{seconds:g}_" + "".join(
+        ch for ch in camera if ch.isalnum())
+    log = work / f"{tag}.jsonl"
     cam = Camera.parse(camera, width=size[0], height=size[1])
-    video = work / f"r{seats}{shape}.mp4"
-    render_video(log, video, VideoSettings(fps=fps, size=size, seed=seed, camera=cam,
-                                           shape=shape, markers=True, max_seconds=seconds,
-                                           lighting=Lighting(noise=2.0, vignette=0.2)))
+    video = work / f"{tag}.mp4"
+    if not video.with_suffix(".labels.jsonl").exists():  # --cache keeps renders
+        write_log(simulate_round(seats, HouseRules(), seed=seed), log)
+        render_video(log, video, VideoSettings(fps=fps, size=size, seed=seed, camera=cam,
+                                               shape=shape, markers=True, max_seconds=seconds,
+                                               lighting=Lighting(noise=2.0, vignette=0.2)))
     lines = [json.loads(x) for x in video.with_suffix(".labels.jsonl").read_text().splitlines()]
     header, frames = lines[0], lines[1:]
     geo = header["table"]
@@ -144,7 +147,9 @@ def run_config(seats: int, shape: str, camera: str, seed: int, size: tuple[int, 
     cap = cv2.VideoCapture(str(video))
     bump_at = len(frames) // 2
     warp = _bump(*size)
-    right = total = loose_right = loose_total = 0
+    right = total = loose_right = loose_total = loose_said = 0
+    missed: Counter[str] = Counter()  # in a hand, but given a place (its kind)
+    false_loose: Counter[str] = Counter()  # on a place, but said loose
     lake_pairs: Counter[tuple[str, str]] = Counter()
     lake_seen: list[tuple[str, str | None]] = []
     wrong: Counter[tuple[str, str]] = Counter()
@@ -174,11 +179,19 @@ def run_config(seats: int, shape: str, camera: str, seed: int, size: tuple[int, 
         if bumped and recovered_ms is None:
             continue
         got = _assigned(obs, dets)
-        for t, g in zip(truth, got, strict=True):
+        loose_boxes = {tuple(round(v, 2) for v in c.box) for c in obs.loose}
+        for t, g, b in zip(truth, got, dets.xyxy, strict=True):
+            said_loose = tuple(round(float(v), 2) for v in b) in loose_boxes
+            loose_said += said_loose
             if t is None:
                 loose_total += 1
-                loose_right += g is None
-            elif t.startswith("lake:"):
+                loose_right += said_loose
+                if not said_loose:
+                    missed[str(g)[:5]] += 1
+                continue
+            if said_loose:
+                false_loose[t[:5]] += 1
+            if t.startswith("lake:"):
                 lake_seen.append((t, g))
                 if g is not None and g.startswith("lake:"):
                     lake_pairs[(t, g)] += 1
@@ -198,48 +211,68 @@ def run_config(seats: int, shape: str, camera: str, seed: int, size: tuple[int, 
     return {"seats": seats, "shape": shape, "camera": camera, "frames": len(frames),
             "placed": right + lake_right, "with_place": total + len(lake_seen),
             "lake_right": lake_right, "lake": len(lake_seen),
-            "loose_right": loose_right, "loose": loose_total,
+            "loose_right": loose_right, "loose": loose_total, "loose_said": loose_said,
+            "loose_missed": dict(missed), "false_loose": dict(false_loose),
             "reproj_mean_mm": reproj[0], "reproj_max_mm": reproj[1],
             "recovery_s": None if recovered_ms is None else recovered_ms / 1000,
             "no_table_frames": no_table, "wrong": wrong.most_common(4)}
 
 
+def _share(a: int, b: int) -> str:
+    return f"{a / b:.3f}" if b else "-"
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="three configurations")
+    ap.add_argument("--only", type=int, nargs="*", help="configuration numbers (0-9)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--size", default="960x540")
     ap.add_argument("--fps", type=float, default=10.0)
     ap.add_argument("--seconds", type=float, default=16.0)
+    ap.add_argument("--cache", type=Path, help="keep and reuse the renders in this folder")
+    ap.add_argument("--json", type=Path, help="write the rows here")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args(argv)
     size = tuple(int(v) for v in args.size.split("x"))
-    configs = QUICK if args.quick else CONFIGS
+    numbered = list(enumerate(CONFIGS))
+    if args.only:
+        numbered = [numbered[k] for k in args.only]
+    elif args.quick:
+        numbered = [numbered[k] for k in (1, 4, 8)]
     rows = []
     start = time.time()
     with tempfile.TemporaryDirectory() as tmp:
-        for k, (seats, shape, cam) in enumerate(configs):
+        work = args.cache or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        for k, (seats, shape, cam) in numbered:
             r = run_config(seats, shape, cam, args.seed + k, size, args.fps, args.seconds,
-                           Path(tmp))
+                           work)
             rows.append(r)
             rec = "never" if r["recovery_s"] is None else f"{r['recovery_s']:.2f}"
             print(f"{seats} {shape:5s} {cam:36s} placed {r['placed']}/{r['with_place']} "
                   f"({r['placed'] / max(1, r['with_place']):.4f}) lake "
-                  f"{r['lake_right']}/{r['lake']} loose {r['loose_right']}/{r['loose']} "
+                  f"{r['lake_right']}/{r['lake']} loose recall {r['loose_right']}/{r['loose']}"
+                  f" precision {r['loose_right']}/{r['loose_said']} "
                   f"reproj {r['reproj_mean_mm']:.1f}/{r['reproj_max_mm']:.1f} mm "
                   f"recovery {rec} s", flush=True)
-            if args.verbose and r["wrong"]:
+            if args.verbose:
                 print("   wrong (truth, given):", r["wrong"])
+                print("   in a hand but placed:", r["loose_missed"],
+                      " placed but said loose:", r["false_loose"], flush=True)
     placed = sum(r["placed"] for r in rows)
     total = sum(r["with_place"] for r in rows)
+    lr, lt, ls = (sum(r[k] for r in rows) for k in ("loose_right", "loose", "loose_said"))
     rec = [r["recovery_s"] for r in rows]
-    print(f"\nall: placed {placed}/{total} = {placed / max(1, total):.4f}; loose "
-          f"{sum(r['loose_right'] for r in rows)}/{sum(r['loose'] for r in rows)}; reproj mean "
+    print(f"\nall: placed {placed}/{total} = {placed / max(1, total):.4f}; loose recall "
+          f"{lr}/{lt} = {_share(lr, lt)}, precision {lr}/{ls} = {_share(lr, ls)}; reproj mean "
           f"{np.mean([r['reproj_mean_mm'] for r in rows]):.2f} mm, max "
           f"{max(r['reproj_max_mm'] for r in rows):.1f} mm; recovery "
           + ("never in some" if None in rec else f"max {max(rec):.2f} s, mean "
              f"{np.mean(rec):.2f} s") + f"  ({time.time() - start:.0f} s, "
           f"{args.size} at {args.fps:g} fps, {args.seconds:g} s each)")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1, default=str))
 
 
 if __name__ == "__main__":

@@ -110,23 +110,66 @@ _DETECTOR: cv2.aruco.ArucoDetector | None = None
 
 
 def _detector() -> cv2.aruco.ArucoDetector:
+    """cv2.aruco tuned for small printed markers (a code of 12–30 px at 960×540): finer
+    adaptive-threshold windows, small perimeters accepted, sub-pixel corners, a little
+    more tolerance for bits blurred by the lens and video compression."""
     global _DETECTOR
     if _DETECTOR is None:
         params = cv2.aruco.DetectorParameters()
+        params.adaptiveThreshWinSizeMin = 3
+        params.adaptiveThreshWinSizeMax = 23
+        params.adaptiveThreshWinSizeStep = 5
+        params.minMarkerPerimeterRate = 0.015
+        params.polygonalApproxAccuracyRate = 0.05
+        params.perspectiveRemovePixelPerCell = 8
+        params.perspectiveRemoveIgnoredMarginPerCell = 0.2
+        params.maxErroneousBitsInBorderRate = 0.5
         params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+        params.cornerRefinementWinSize = 3
         _DETECTOR = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(MARKER_DICT),
                                             params)
     return _DETECTOR
 
 
-def detect_markers(image: np.ndarray) -> dict[int, np.ndarray]:
-    """ArUco markers in a BGR or grey frame: id → 4×2 corner pixels (cv2.aruco order)."""
-    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+def _find(grey: np.ndarray, scale: float = 1.0, origin: tuple[int, int] = (0, 0)
+          ) -> dict[int, np.ndarray]:
+    if scale != 1.0:
+        grey = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
     corners, ids, _rej = _detector().detectMarkers(grey)
     if ids is None:
         return {}
-    return {int(i): c.reshape(4, 2).astype(np.float64) for i, c in zip(ids.ravel(), corners,
-                                                                       strict=True)}
+    return {int(i): c.reshape(4, 2).astype(np.float64) / scale + origin
+            for i, c in zip(ids.ravel(), corners, strict=True)}
+
+
+def detect_markers(image: np.ndarray, want: Sequence[int] = (),
+                   expected: dict[int, np.ndarray] | None = None,
+                   upscale: float = 2.0) -> dict[int, np.ndarray]:
+    """ArUco markers in a BGR or grey frame: id → 4×2 corner pixels (cv2.aruco order).
+
+    When some of the ``want`` ids are missing, each one's ``expected`` corners (from the
+    last calibration) are searched again in a crop enlarged 3×, and then (no expectation,
+    or still missing) the whole frame enlarged ``upscale``× (small markers)."""
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    found = _find(grey)
+    missing = [i for i in want if i not in found]
+    for i in missing:
+        quad = None if expected is None else expected.get(i)
+        if quad is None:
+            continue
+        c = np.asarray(quad, np.float64).reshape(4, 2)
+        r = 1.2 * float(np.linalg.norm(c[0] - c[2])) + 6
+        cx, cy = c.mean(axis=0)
+        x0, y0 = max(0, int(cx - r)), max(0, int(cy - r))
+        x1, y1 = min(grey.shape[1], int(cx + r)), min(grey.shape[0], int(cy + r))
+        if x1 - x0 >= 8 and y1 - y0 >= 8:
+            got = _find(grey[y0:y1, x0:x1], 3.0, (x0, y0))
+            if i in got:
+                found[i] = got[i]
+    if upscale > 1.0 and any(i not in found for i in want):
+        for i, q in _find(grey, upscale).items():
+            found.setdefault(i, q)
+    return found
 
 
 def _fit(mm: np.ndarray, px: np.ndarray, centre: np.ndarray, kappa: float

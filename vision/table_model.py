@@ -54,6 +54,7 @@ class _Pile:
     top: str | None
     last_ms: float
     retired: bool = False
+    size: tuple[float, float] | None = None  # its cards' box width and height (px)
 
 
 @dataclass(eq=False)
@@ -84,15 +85,19 @@ class TableModel:
     """Image → table plane → places (see the module doc). ``marker_every``: how often (in
     frames) markers are looked for while the camera seems still; every frame after a
     move. ``max_place_mm``: how far from every place a card in a seat's area may lie
-    before it counts as loose (in a hand)."""
+    before it counts as loose (in a hand); ``max_misfit``: how far (log of the box's width
+    or height ratio) a card where the frame is changing may differ from lying square on its
+    place before it counts as held (see :meth:`_held`)."""
 
     def __init__(self, profile: TableProfile, marker_every: int = 5,
-                 max_place_mm: float = 34.0, motion_threshold: float = 22.0) -> None:
+                 max_place_mm: float = 34.0, motion_threshold: float = 22.0,
+                 max_misfit: float = 0.15) -> None:
         self.profile = profile
         self.rules = profile.rules
         self.marker_every = max(1, marker_every)
         self.max_place_mm = max_place_mm
         self.motion_threshold = motion_threshold
+        self.max_misfit = max_misfit
         self.plane: PlaneMap | None = profile.plane
         self.watch = CameraWatch()
         self.camera = "ok"
@@ -104,6 +109,7 @@ class TableModel:
         self.piles: list[_Pile] = []
         self.candidates: list[_Candidate] = []
         self._bg: np.ndarray | None = None
+        self.debug: dict[int, dict[str, Any]] | None = None  # per detection, for diagnostics
         self._frames = 0
         self._alerted: set[str] = set()
         self._river_end: dict[tuple[int, str], float] = {}
@@ -153,12 +159,16 @@ class TableModel:
         h, w = image.shape[:2]
         if markers is not None and (moved or self.plane is None or self.camera != "ok"
                                     or self._frames % self.marker_every == 0):
-            found = detect_markers(image)
+            expected = None if self.plane is None else {
+                i: self.plane.to_px(markers.corners_mm(i)) for i in markers.ids}
+            found = detect_markers(image, markers.ids, expected)
             try:
                 plane = fit_markers(found, markers, (w, h))
             except CalibrationError:
                 plane = self._follow(found) if moved or self.camera == "moved" else None
             if plane is not None:
+                if moved or self.camera != "ok":
+                    self._bg = None  # a new view: the old background says nothing
                 self.plane = plane
                 self.watch.set_reference(image)
                 self.calibrated_at = t_ms
@@ -278,6 +288,10 @@ class TableModel:
                 if not m.index_only and best.pid not in taken:
                     best.pos = 0.7 * best.pos + 0.3 * p
                 best.last_ms = t_ms
+                if not m.index_only:
+                    w, h = m.card.box[2] - m.card.box[0], m.card.box[3] - m.card.box[1]
+                    best.size = (w, h) if best.size is None else (
+                        0.8 * best.size[0] + 0.2 * w, 0.8 * best.size[1] + 0.2 * h)
                 if m.card.face_up and not m.index_only:
                     best.top = m.card.code
                 taken.add(best.pid)
@@ -300,24 +314,102 @@ class TableModel:
         return None
 
     # --- back designs --------------------------------------------------------------------
-    def _learn_seat(self, s: SeatProfile, ups: list[_Mapped], backs: list[_Mapped],
+    def _fit_row(self, s: SeatProfile, ups: list[_Mapped], backs: list[_Mapped]
+                 ) -> tuple[float, np.ndarray, _Mapped] | None:
+        """The deal's row in a seat's detections, robustly: the line through the most
+        face-up cards at whole multiples of the pitch (spurious boxes off it ignored,
+        duplicates merged), the stock a back on that line just past the row. Returns the
+        row's turn against the seat (degrees), its ``river_columns + 1`` slot centres (seat
+        frame, nertz first; missing cards interpolated) and the stock, or None when fewer
+        than a majority of the row (and at least three cards) are seen."""
+        n_row = self.rules.river_columns + 1
+        need = max(3, n_row // 2 + 1)
+        if len(ups) < need or not backs:
+            return None
+        loc = s.to_local(np.array([m.centre for m in ups]))
+        p0 = s.pitch_mm
+        best: tuple[tuple[int, float], float, np.ndarray] | None = None
+        for i in range(len(loc)):
+            for j in range(len(loc)):
+                du, dv = loc[j] - loc[i]
+                if not (0.6 * p0 < du < 1.3 * p0 * n_row and abs(dv) < 0.3 * du):
+                    continue
+                ang = math.atan2(dv, du)
+                rot = np.array([[math.cos(ang), math.sin(ang)], [-math.sin(ang), math.cos(ang)]])
+                rel = (loc - loc[i]) @ rot.T  # along, across the candidate line
+                k = np.round(rel[:, 0] / p0)
+                ok = (np.abs(rel[:, 1]) < 18) & (np.abs(rel[:, 0] - k * p0) < 0.3 * p0)
+                slots = sorted(set(k[ok].astype(int)))
+                for lo in slots:
+                    inside = [q for q in slots if lo <= q < lo + n_row]
+                    spread = float(np.abs(rel[ok][:, 1]).mean())
+                    score = (len(inside), -spread)
+                    if best is None or score > best[0]:
+                        best = (score, ang, np.array([rel[:, 0], rel[:, 1], k,
+                                                      ok & (k >= lo) & (k < lo + n_row)]))
+        if best is None or best[0][0] < need:
+            return None
+        (_n, _sp), ang, (along, _across, k, ok) = best
+        ok = ok.astype(bool)
+        # along = a + pitch * k over the row's cards (duplicates of a slot merged)
+        ks = np.unique(k[ok])
+        med = np.array([np.median(along[ok & (k == q)]) for q in ks])
+        pitch, a0 = np.polyfit(ks, med, 1) if len(ks) > 1 else (p0, med[0])
+        if not 0.75 * p0 < pitch < 1.4 * p0:
+            return None
+        i0 = int(np.flatnonzero(ok)[0])
+        rot = np.array([[math.cos(ang), math.sin(ang)], [-math.sin(ang), math.cos(ang)]])
+        base = loc[i0] - along[i0] * rot[0] - _across[i0] * rot[1]  # the line's origin
+        # the stock: a back on the line just past one end of the row, or (a compact
+        # layout) one nearer the player, under the nertz pile
+        lo, hi = int(ks.min()), int(ks.max())
+        bl = s.to_local(np.array([m.centre for m in backs]))
+        brel = (bl - base) @ rot.T
+        bk = (brel[:, 0] - a0) / pitch
+        cands = []
+        for bi in range(len(backs)):
+            q, dev, across = round(float(bk[bi])), abs(float(bk[bi]) - round(float(bk[bi]))), \
+                abs(float(brel[bi, 1]))
+            if dev > 0.35:
+                continue
+            if across < 45 and hi < q <= lo + n_row:  # the row ends just before the stock
+                cands.append((dev + across / pitch, bi, q - n_row, True))
+            elif across < 45 and hi - n_row <= q < lo:  # a mirrored layout
+                cands.append((dev + across / pitch, bi, q + n_row, False))
+            elif 60 < float(brel[bi, 1]) < 200 and q in (lo, hi) and (
+                    q == lo or hi - lo == n_row - 1):
+                cands.append((1 + dev, bi, q, q == lo))
+        if cands:
+            _c, bi, first, right = min(cands)
+            stock = backs[bi]
+        elif hi - lo == n_row - 1:
+            stock = max(backs, key=lambda m: (m.card.box[2] - m.card.box[0])
+                        * (m.card.box[3] - m.card.box[1]))
+            su = float((s.to_local(stock.centre[None])[0] - base) @ rot[0])
+            right = not su < a0 + pitch * lo - 0.6 * CARD_W_MM
+            first = lo if right else hi
+        else:
+            return None
+        step = 1 if right else -1
+        slots = []
+        for n in range(n_row):
+            q = first + step * n
+            hit = ok & (k == q)
+            along_q = float(np.median(along[hit])) if hit.any() else a0 + pitch * q
+            across_q = float(np.median(_across[hit])) if hit.any() else 0.0
+            slots.append(base + along_q * rot[0] + across_q * rot[1])
+        return math.degrees(ang), np.array(slots), stock
+
+    def _learn_seat(self, s: SeatProfile, fit: tuple[float, np.ndarray, _Mapped],
                     image: np.ndarray, dets: Detections) -> list[str]:
-        """Refine a seat's places from its deal: one row of face-up cards (the nertz pile's
-        top and the river), the stock face down; register or confirm its back design."""
-        pts = np.array([m.centre for m in ups])
-        loc = s.to_local(pts)
-        slope = np.polyfit(loc[:, 0], loc[:, 1], 1)[0] if len(loc) > 1 else 0.0
-        s.angle_deg = s.angle_deg + math.degrees(math.atan(slope))
-        loc = s.to_local(pts)
-        order = np.argsort(loc[:, 0])
-        stock = max(backs, key=lambda m: (m.card.box[2] - m.card.box[0])
-                    * (m.card.box[3] - m.card.box[1]))
-        sl = s.to_local(stock.centre[None])[0]
-        # the nertz pile is the row's end on the player's left, unless the stock lies
-        # beyond that end (a mirrored layout)
-        if sl[0] < loc[order[0], 0] - 0.6 * CARD_W_MM and sl[1] < loc[:, 1].mean() + 30:
-            order = order[::-1]
-        row = loc[order]
+        """Refine a seat's places from its deal's row (see :meth:`_fit_row`); register or
+        confirm its back design from the stock."""
+        turn, row_local, stock = fit
+        row = s.to_table(row_local)
+        stock_mm = stock.centre.copy()
+        s.angle_deg = s.angle_deg + turn
+        row = s.to_local(row)
+        sl = s.to_local(stock_mm[None])[0]
         pitch = float(np.median(np.abs(np.diff(row[:, 0])))) if len(row) > 1 else s.pitch_mm
         direction = 1.0 if len(row) < 2 or row[1, 0] > row[0, 0] else -1.0
         places = {"nertz": row[0], **{f"river{i}": row[i + 1] for i in range(len(row) - 1)},
@@ -359,6 +451,7 @@ class TableModel:
 
     # --- covered ---------------------------------------------------------------------
     def _motion(self, image: np.ndarray) -> tuple[np.ndarray | None, float]:
+        """The background-difference mask of a small grey copy, and its scale."""
         h, w = image.shape[:2]
         scale = 160.0 / w
         grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
@@ -421,17 +514,19 @@ class TableModel:
             if hits:
                 (d, name), s = min(hits, key=lambda h: h[0][0])
                 nearest[m.i] = s.index
-                if d <= self.max_place_mm * (1.4 if m.index_only else 1.0):
+                held = self._held(m, d, s, mask, scale)
+                if d <= self.max_place_mm * (1.4 if m.index_only else 1.0) and not held:
                     per_seat.setdefault(s.index, []).append((m, name))
                     assigned[m.i] = f"seat{s.index}:{name}"
                 else:
                     assigned[m.i] = None
             elif not self._on_table(m.centre):
                 assigned[m.i] = None
+            elif self._held(m, 0.0, None, mask, scale):
+                assigned[m.i] = None
         alerts: list[str] = []
         # learn each seat's places from its deal: the first frame that shows one row of
         # face-up cards (nertz top + river) and the stock
-        n_row = self.rules.river_columns + 1
         for s in self.seats:
             if s.index in self.learned:
                 continue
@@ -439,9 +534,9 @@ class TableModel:
                     or (m.i not in nearest and self._near_seat(s, m.centre))]
             ups = [m for m in near if m.card.face_up and not m.index_only]
             backs = [m for m in near if not m.card.face_up]
-            if len(ups) == n_row and backs and np.ptp(s.to_local(
-                    np.array([m.centre for m in ups]))[:, 1]) < 45:
-                alerts += self._learn_seat(s, ups, backs, image, detections)
+            fit = self._fit_row(s, ups, backs)
+            if fit is not None:
+                alerts += self._learn_seat(s, fit, image, detections)
                 for m in near:
                     r = self._seat_candidates(s, m)
                     assigned[m.i] = f"seat{s.index}:{r[1]}" if r and r[0] <= \
@@ -500,6 +595,47 @@ class TableModel:
         self._alerted.update(fresh)
         return Observation(frame, t_ms, places, self._hands(mask, scale), loose, True, "ok",
                            fresh)
+
+    def _held(self, m: _Mapped, d: float, s: SeatProfile | None, mask: np.ndarray | None,
+              scale: float) -> bool:
+        """Is this card in a hand or in flight rather than lying on its place? Only where
+        the frame differs from the still background (a hand, a moving card: a third of its
+        box) and then when it does not lie as a card on that place would (square to the
+        seat, or the size of the lake pile's cards there)."""
+        bg = self._share(mask, m.card.box, scale)
+        misfit = 0.0
+        if not m.index_only:
+            if s is not None:
+                misfit = self._pose_misfit(s, m)
+            else:
+                misfit = self._pile_misfit(m)
+        if self.debug is not None:
+            self.debug[m.i] = {"d": round(d, 1), "bg": round(bg, 2),
+                               "pose": round(misfit, 3), "io": m.index_only}
+        return bg >= 0.3 and misfit > self.max_misfit
+
+    def _pile_misfit(self, m: _Mapped) -> float:
+        """The box-size misfit against the nearest lake pile's cards (0 when none is near
+        or its cards' size is not known yet)."""
+        live = [q for q in self.piles if not q.retired and q.size is not None]
+        q = min(live, key=lambda q: float(np.linalg.norm(q.pos - m.centre)), default=None)
+        if q is None or q.size is None or float(np.linalg.norm(q.pos - m.centre)) > 60.0:
+            return 0.0
+        b = m.card.box
+        return max(abs(math.log(max(b[2] - b[0], 1.0) / q.size[0])),
+                   abs(math.log(max(b[3] - b[1], 1.0) / q.size[1])))
+
+    def _pose_misfit(self, s: SeatProfile, m: _Mapped) -> float:
+        """How far (largest |log| of the width and height ratios) a card's box is from the
+        box of a card lying square to the seat at the same spot."""
+        assert self.plane is not None
+        u, v = s.axes()
+        half = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * (CARD_W_MM / 2, CARD_H_MM / 2)
+        px = self.plane.to_px(m.centre + half[:, :1] * u + half[:, 1:] * v)
+        ew, eh = np.ptp(px[:, 0]), np.ptp(px[:, 1])
+        b = m.card.box
+        return max(abs(math.log(max(b[2] - b[0], 1.0) / max(ew, 1.0))),
+                   abs(math.log(max(b[3] - b[1], 1.0) / max(eh, 1.0))))
 
     def _seat_place_v(self, s: SeatProfile, c: SeenCard) -> float:
         """How far towards the player (seat frame) a full card's centre lies; an index's
