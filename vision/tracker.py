@@ -97,7 +97,7 @@ class Tracker:
     def __init__(self, rules: HouseRules, seats: int, *, round_no: int = 1,
                  min_frames: int = 2, min_ms: float = 60.0, cover_limit: float = 0.02,
                  wait_ms: float = 2500.0, call_delay_ms: float = 1500.0,
-                 pool_window_ms: float = 20000.0) -> None:
+                 pool_window_ms: float = 20000.0, orphan_window_ms: float = 3000.0) -> None:
         if not 2 <= seats <= 8:
             raise TrackerError(f"a table has 2 to 8 seats, not {seats}")
         self.rules = rules
@@ -118,6 +118,7 @@ class Tracker:
         self.named: set[tuple[int, str]] = set()
         self.seen_at: dict[tuple[str, str], float] = {}  # (place, code) -> last seen, raw
         self.pool_window_ms = pool_window_ms
+        self.orphan_window_ms = orphan_window_ms
         self.nertz_tops: set[tuple[int, str]] = set()
         self.seen_deal: list[dict[str, Any]] = []
         self._deal_lists: list[dict[str, list[str]]] = []
@@ -610,6 +611,7 @@ class Tracker:
                         j = len(table.lake)
                     dst = f"lake:{j}"
                     self._infer_missing(seat, code, j, t, evidence)
+                    self._orphans_under(j, code, src, t, evidence)
                 action = Move(seat, code, src, dst, n, under=under)
             if self._commit(action, t, st.stable_frame, frames=frames, evidence=evidence):
                 if kind == "lake" and dest not in self.lake_map:
@@ -672,6 +674,48 @@ class Tracker:
                 return False
             self._swap(seat, top, code)
         return bool(layout.waste) and layout.waste[-1].code == code
+
+    def _orphans_under(self, j: int, code: str, src: str, t: int,
+                       evidence: dict[str, Any]) -> None:
+        """Free cards seen leaving a layout shortly before ``code`` lands on pile ``j`` and
+        seen nowhere since went there first, hidden under it (two cards landing together,
+        a card covered at once): commit those moves first (marked inferred)."""
+        table = self.table
+        assert table is not None
+        lake_tops = {c for name, st in self.states.items() if name.startswith("lake:")
+                     for c in ((st.stable or ())[-1:] + ((st.top,) if st.top else ()))}
+        new_pile = j >= len(table.lake)
+        found = []
+        for seat in range(self.seats):
+            layout = table.layouts[seat]
+            free = []
+            if layout.nertz:
+                free.append((f"seat{seat}:nertz", layout.nertz[-1].code))
+            for i, col in enumerate(layout.river):  # (a waste top is also hidden by draws)
+                if col:
+                    free.append((f"seat{seat}:river{i}", col[-1].code))
+            for place, card in free:
+                if place == src or (seat, card) in self.named and card == code:
+                    continue
+                seen = self.seen_at.get((place, card))
+                if seen is None or not t - self.orphan_window_ms <= seen <= t:
+                    continue
+                if self._departed(place, card) != 3 or card in lake_tops - {code}:
+                    continue
+                if any(k[1] == card and k[0].startswith(f"seat{seat}:") and k[0] != place
+                       and v > seen for k, v in self.seen_at.items()):
+                    continue  # seen again in the layout: not on the lake
+                fits = new_pile or card == code or table.is_legal(
+                    Move(seat, card, place, f"lake:{j}")) is True
+                if not fits:
+                    continue
+                found.append((seen, seat, place, card))
+        for _seen, seat, place, card in sorted(found):
+            move = Move(seat, card, place, f"lake:{min(j, len(table.lake))}")
+            if self._commit(move, t, self.frame, inferred=True,
+                            evidence={"why": f"left {place} and never seen again before "
+                                             f"{code} landed on lake:{j}"}):
+                evidence["inferred_under"] = evidence.get("inferred_under", []) + [card]
 
     def _since_frame(self, engine_place: str) -> int:
         st = self.states.get(self._obs_place_of(engine_place))
