@@ -185,10 +185,11 @@ def _fit(mm: np.ndarray, px: np.ndarray, centre: np.ndarray, kappa: float
 
 def fit_markers(found: dict[int, np.ndarray], layout: MarkerLayout,
                 image_size: tuple[int, int], min_markers: int = 3,
-                lens: bool = True) -> PlaneMap:
+                lens: bool = True, kappa: float = 0.0) -> PlaneMap:
     """The plane map from the markers found (at least ``min_markers`` of the layout's);
-    with ``lens`` a radial distortion is fitted too when it explains the corners clearly
-    better than none."""
+    with ``lens`` and all four markers a radial distortion is fitted too when it explains
+    the corners clearly better than none; otherwise the given ``kappa`` (the lens term
+    known from an earlier calibration: the lens does not change when the camera moves)."""
     known = [i for i in layout.ids if i in found]
     if len(known) < min_markers:
         raise CalibrationError(f"{len(known)} of the table's markers in view, "
@@ -196,21 +197,23 @@ def fit_markers(found: dict[int, np.ndarray], layout: MarkerLayout,
     mm = np.concatenate([layout.corners_mm(i) for i in known])
     px = np.concatenate([found[i] for i in known])
     centre = np.array(image_size, np.float64) / 2
+    if not (lens and len(known) >= 4):
+        hom, err = _fit(mm, px, centre, kappa)
+        return PlaneMap(hom, (float(centre[0]), float(centre[1])), kappa, err)
     hom, err0 = _fit(mm, px, centre, 0.0)
     best = (err0, 0.0, hom)
-    if lens and len(known) >= 4:
-        f2 = (image_size[0] / 2) ** 2
-        for k in np.linspace(-0.5, 0.5, 101) / f2:
-            h, e = _fit(mm, px, centre, float(k))
-            if e < best[0]:
-                best = (e, float(k), h)
-        lo = best[1] - 0.01 / f2
-        for k in np.linspace(lo, lo + 0.02 / f2, 41):
-            h, e = _fit(mm, px, centre, float(k))
-            if e < best[0]:
-                best = (e, float(k), h)
-        if not (best[0] < 0.8 * err0 and err0 - best[0] > 0.1):
-            best = (err0, 0.0, hom)
+    f2 = (image_size[0] / 2) ** 2
+    for k in np.linspace(-0.5, 0.5, 101) / f2:
+        h, e = _fit(mm, px, centre, float(k))
+        if e < best[0]:
+            best = (e, float(k), h)
+    lo = best[1] - 0.01 / f2
+    for k in np.linspace(lo, lo + 0.02 / f2, 41):
+        h, e = _fit(mm, px, centre, float(k))
+        if e < best[0]:
+            best = (e, float(k), h)
+    if not (best[0] < 0.8 * err0 and err0 - best[0] > 0.1):
+        best = (err0, 0.0, hom)
     return PlaneMap(best[2], (float(centre[0]), float(centre[1])), best[1], best[0])
 
 

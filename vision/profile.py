@@ -358,7 +358,7 @@ def make_profile(path: str | Path, seats: int, shape: str, size: str,
                                    else (frame.shape[1], frame.shape[0]))
     note = "corners" if corners else "markers"
     if frame is not None and profile.markers is not None:
-        found = detect_markers(frame)
+        found = detect_markers(frame, profile.markers.ids)
         fit_markers(found, profile.markers, (frame.shape[1], frame.shape[0]))
         note += f" ({len([i for i in profile.markers.ids if i in found])} in view)"
     profile.save(path)

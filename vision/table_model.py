@@ -163,7 +163,8 @@ class TableModel:
                 i: self.plane.to_px(markers.corners_mm(i)) for i in markers.ids}
             found = detect_markers(image, markers.ids, expected)
             try:
-                plane = fit_markers(found, markers, (w, h))
+                plane = fit_markers(found, markers, (w, h), kappa=0.0 if self.plane is None
+                                    else self.plane.kappa)
             except CalibrationError:
                 plane = self._follow(found) if moved or self.camera == "moved" else None
             if plane is not None:
