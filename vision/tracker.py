@@ -119,6 +119,10 @@ class Tracker:
         self.seen_at: dict[tuple[str, str], float] = {}  # (place, code) -> last seen, raw
         self.pool_window_ms = pool_window_ms
         self.orphan_window_ms = orphan_window_ms
+        self.draw_ms = 300.0  # the fastest a hand turns the stock
+        self._loose: list[Any] = []
+        self._pass: list[Action] = []  # what the current reconcile committed
+        self.last_stock_t: dict[int, float] = {}
         self.nertz_tops: set[tuple[int, str]] = set()
         self.seen_deal: list[dict[str, Any]] = []
         self._deal_lists: list[dict[str, list[str]]] = []
@@ -373,6 +377,7 @@ class Tracker:
         changed = False
         names = set(obs.places) | set(self.states)
         movers = list(obs.hands) + [c.box for c in obs.loose]
+        self._loose = list(obs.loose)
         for name in names:
             try:
                 place = Place.parse(name)
@@ -449,6 +454,7 @@ class Tracker:
 
     # --- explaining differences ---------------------------------------------------------
     def _reconcile(self, final: bool = False) -> None:
+        self._pass = []
         for _ in range(64):
             if not (self._arrivals(final) or self._reveals() or self._stock_waste(final)):
                 break
@@ -685,6 +691,8 @@ class Tracker:
         lake_tops = {c for name, st in self.states.items() if name.startswith("lake:")
                      for c in ((st.stable or ())[-1:] + ((st.top,) if st.top else ()))}
         new_pile = j >= len(table.lake)
+        y_seen = self.seen_at.get((self._obs_place_of(src), code), t)
+        in_hand = {c.code for c in self._loose}
         found = []
         for seat in range(self.seats):
             layout = table.layouts[seat]
@@ -698,8 +706,9 @@ class Tracker:
                 if place == src or (seat, card) in self.named and card == code:
                     continue
                 seen = self.seen_at.get((place, card))
-                if seen is None or not t - self.orphan_window_ms <= seen <= t:
-                    continue
+                if seen is None or not t - self.orphan_window_ms <= seen <= y_seen + 300 \
+                        or card in in_hand:
+                    continue  # it left after the card that landed, or is still in a hand
                 if self._departed(place, card) != 3 or card in lake_tops - {code}:
                     continue
                 if any(k[1] == card and k[0].startswith(f"seat{seat}:") and k[0] != place
@@ -773,8 +782,10 @@ class Tracker:
                 continue
             plan: list[Action] = []
             if not seen:
-                if stock_now and len(waste) >= 1 and (len(waste) >= 2 or not layout.stock):
-                    plan = [Draw(seat)] * -(-len(layout.stock) // self.rules.draw)
+                n = -(-len(layout.stock) // self.rules.draw)
+                if stock_now and len(waste) >= 1 and (len(waste) >= 2 or not layout.stock) \
+                        and n + 1 <= self._draw_budget(seat, wst.stable_t):
+                    plan = [Draw(seat)] * n
                     plan.append(Recycle(seat))
                 else:
                     continue
@@ -798,10 +809,17 @@ class Tracker:
                 draws = 1
                 if stock_now is False:
                     draws = max(1, -(-stock_len // self.rules.draw))
+                    if draws > self._draw_budget(seat, wst.stable_t):
+                        draws = 1  # no hand turns a whole stock that fast: a misread
                 plan += [Draw(seat)] * draws
             if self._commit_plan(seat, plan, list(seen), wst):
                 return True
         return False
+
+    def _draw_budget(self, seat: int, t: float) -> int:
+        """How many stock actions a hand can make since the seat's last one."""
+        last = self.last_stock_t.get(seat, 0.0)
+        return 1 + int(max(0.0, t - last) / self.draw_ms)
 
     def _commit_plan(self, seat: int, plan: list[Action], seen: list[str],
                      wst: _PlaceState) -> bool:
@@ -921,6 +939,14 @@ class Tracker:
         if isinstance(action, Move | Retract):
             self.known.add((self._owner(action), action.card))
             self.named.add((self._owner(action), action.card))
+        if isinstance(action, Move | Retract) and any(
+                isinstance(a, Move | Retract) and type(a) is not type(action)
+                and a.card == action.card and a.src == action.dst and a.dst == action.src
+                for a in self._pass):
+            return False  # undoing what this pass did: an oscillation, not evidence
+        if isinstance(action, Draw | Recycle):
+            self.last_stock_t[action.seat] = float(t_ms)
+        self._pass.append(action)
         rec = _Record(action, t_ms, frame, frames or (frame, frame), inferred,
                       evidence or {}, cards, flags)
         self.records.append(rec)
