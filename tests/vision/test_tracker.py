@@ -146,3 +146,79 @@ def test_oracle_replay_of_a_rendered_round(rendered, tmp_path):
     path = tmp_path / "events.jsonl"
     write_log(tr.log(), path)
     assert replay(path).consistent  # the tracker's log replays through the rules
+
+
+def _moves(events: list[dict]) -> list[tuple]:
+    return [(e["seat"], e["card"], e["from"], e["to"]) for e in events if e["type"] == "move"]
+
+
+def test_slide_under_a_column_is_one_move():
+    tr = Tracker(HouseRules.preset("nertz", slide_under=True), 2)
+    start = _table({0: "10H", 1: "5D"}, {"seat0:river3": ["AH"]})
+    emptied = _table({0: "10H", 1: "5D"}, {"seat0:river3": [], "lake:0": ["AH"]})
+    after = _table({0: "5C", 1: "5D"}, {"seat0:river2": ["10H", "9C"], "seat0:river3": [],
+                                        "lake:0": ["AH"]})
+    events = _feed(tr, [start, emptied, after])
+    assert _moves(events) == [(0, "AH", "seat0:river3", "lake:0"),
+                              (0, "10H", "seat0:nertz", "seat0:river2")]
+    assert [e.get("under") for e in events if e["type"] == "move"] == [None, True]
+    assert not tr.flags()
+
+
+def test_lake_card_is_owned_by_the_waste_that_showed_it():
+    """Both wastes change; the Ace was seen (one frame only) on seat 1's waste."""
+    tr = Tracker(HouseRules(), 2)
+    events = _feed(tr, [_table({0: "5C", 1: "5D"})])
+    events += _feed(tr, [_table({0: "5C", 1: "5D"}, {"seat1:waste": ["4D", "9S", "AS"]})],
+                    repeat=1)
+    events += _feed(tr, [_table({0: "5C", 1: "5D"}, {"seat0:waste": ["JD", "5S", "2C"],
+                                                      "seat1:waste": ["4D", "9S"],
+                                                      "lake:0": ["AS"]})], repeat=30)
+    assert (1, "AS", "seat1:waste", "lake:0") in _moves(events)
+    assert not [m for m in _moves(events) if m[0] == 0 and m[3].startswith("lake")]
+    assert tr.table.score().lake_cards == [0, 1]
+
+
+def test_card_hidden_under_a_simultaneous_landing_is_inferred():
+    """Two non-Aces start a pile together; only the upper one is ever seen there."""
+    tr = Tracker(HouseRules(), 2)
+    start = _table({0: "5C", 1: "5D"})
+    lifted = _table({0: "5C", 1: "5D"}, {"seat0:river3": []})
+    landed = _table({0: "5C", 1: "5D"}, {"seat0:river3": [], "seat1:river3": [],
+                                          "lake:0": ["7S"]})
+    events = _feed(tr, [start, lifted, landed])
+    moves = [(e["seat"], e["card"], e["from"], e.get("inferred", False)) for e in events
+             if e["type"] == "move"]
+    assert moves == [(0, "7H", "seat0:river3", True), (1, "7S", "seat1:river3", False)]
+    assert [pl.card.code for pl in tr.table.lake[0].placements] == ["7H", "7S"]
+    assert sorted((f["seat"], f["rule"]) for f in tr.flags()) == [
+        (0, "foundation_needs_ace"), (1, "foundation_needs_ace")]
+
+
+def test_card_in_flight_over_a_place_is_not_an_empty_place():
+    tr = Tracker(HouseRules(), 2)
+    _feed(tr, [_table({0: "5C", 1: "5D"})])
+    river_box = (10.0, 10.0, 20.0, 20.0)
+    n = 100
+    for covered in (True, True, True, True, False, False, False):
+        places = _table({0: "5C", 1: "5D"})
+        views = {p: PlaceView(p, [SeenCard(c, river_box if p == "seat0:river1" else BOX)
+                                  for c in codes]) for p, codes in places.items()}
+        if covered:  # the index of QD is hidden by a card carried over it
+            views["seat0:river1"] = PlaceView("seat0:river1", [])
+        loose = [SeenCard("KC", (12.0, 8.0, 22.0, 18.0))] if covered else []
+        events = tr.update(Observation(n, n * 100.0, views, loose=loose))
+        assert not [e for e in events if e["type"] in ("move", "flag", "retract")]
+        n += 1
+    assert [c.code for c in tr.table.layouts[0].river[1]] == ["QD"]
+
+
+def test_a_brief_empty_stock_read_is_not_a_whole_stock_of_draws():
+    tr = Tracker(HouseRules(), 2)
+    events = _feed(tr, [_table({0: "5C", 1: "5D"}),
+                        _table({0: "5C", 1: "5D"}, {"seat0:stock": [],
+                                                    "seat0:waste": ["2C", "JD", "8S"]}),
+                        _table({0: "5C", 1: "5D"}, {"seat0:waste": ["2C", "JD", "8S"]})])
+    draws = [e for e in events if e["type"] == "draw"]
+    assert len(draws) == 1 and draws[0]["seat"] == 0
+    assert len(tr.table.layouts[0].stock) == 35 - 3
