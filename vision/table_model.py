@@ -515,7 +515,9 @@ class TableModel:
             if hits:
                 (d, name), s = min(hits, key=lambda h: h[0][0])
                 nearest[m.i] = s.index
-                held = self._held(m, d, s, mask, scale)
+                # a back rests only on a stock or a nertz pile: elsewhere it is being drawn
+                held = (not m.card.face_up and name not in ("stock", "nertz")) or self._held(
+                    m, d, s, mask, scale)
                 if d <= self.max_place_mm * (1.4 if m.index_only else 1.0) and not held:
                     per_seat.setdefault(s.index, []).append((m, name))
                     assigned[m.i] = f"seat{s.index}:{name}"
@@ -523,8 +525,8 @@ class TableModel:
                     assigned[m.i] = None
             elif not self._on_table(m.centre):
                 assigned[m.i] = None
-            elif self._held(m, 0.0, None, mask, scale):
-                assigned[m.i] = None
+            elif not m.card.face_up or self._held(m, 0.0, None, mask, scale):
+                assigned[m.i] = None  # no backs in the lake
         alerts: list[str] = []
         # learn each seat's places from its deal: the first frame that shows one row of
         # face-up cards (nertz top + river) and the stock
@@ -540,8 +542,9 @@ class TableModel:
                 alerts += self._learn_seat(s, fit, image, detections)
                 for m in near:
                     r = self._seat_candidates(s, m)
-                    assigned[m.i] = f"seat{s.index}:{r[1]}" if r and r[0] <= \
-                        self.max_place_mm * 1.4 else None
+                    ok = r is not None and r[0] <= self.max_place_mm * 1.4 and (
+                        m.card.face_up or r[1] in ("stock", "nertz"))
+                    assigned[m.i] = f"seat{s.index}:{r[1]}" if ok and r else None
         # the lake: what is on the table and in no seat's area
         taken: set[int] = set()
         for m in sorted(mapped, key=lambda m: m.index_only):

@@ -321,3 +321,19 @@ def test_small_markers_are_found(card_cache, seed):
     near = {i: q + 3.0 for i, q in truth.items()}
     again = detect_markers(img, want=(0, 1, 2, 3), expected=near, upscale=1.0)
     assert set(again) >= {0, 1, 2, 3}, sorted(again)
+
+
+def test_a_back_off_the_stock_and_nertz_piles_is_loose(video):
+    """Backs rest only on a stock or a nertz pile: one over the waste is being drawn."""
+    header, labels, frames = video
+    model = TableModel(_profile(header))
+    dets, truth = label_detections(labels[0]["cards"])
+    model.observe(frames[0], dets, 0, 0.0)
+    s0 = model.seats[0]
+    stock_px, waste_px = model.plane.to_px(np.array([s0.places["stock"], s0.places["waste"]]))
+    box = dets.xyxy[truth.index("seat0:stock")] + np.tile(waste_px - stock_px, 2)
+    drawn = Detections.create(np.vstack([dets.xyxy, [box]]).astype(np.float32),
+                              code=[*dets.code, "back"])
+    obs = model.observe(frames[1], drawn, 1, 100.0)
+    assert len(obs.loose) == 1 and np.allclose(obs.loose[0].box, box, atol=0.01)
+    assert obs["seat0:stock"].codes == ["back"] and "back" not in obs["seat0:waste"].codes
