@@ -218,6 +218,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--limit", type=int, default=0, help="use only N training crops")
     parser.add_argument("--work", type=Path, default=Path("runs/index_reader"))
     parser.add_argument("--resume", action="store_true", help="continue from --work/last.pt")
+    parser.add_argument("--init", type=Path, default=None,
+                        help="start from these weights (a best.pt) with a fresh schedule")
     parser.add_argument("--out", type=Path, default=Path("models/index_classifier.onnx"))
     args = parser.parse_args(argv)
 
@@ -229,6 +231,8 @@ def main(argv: list[str] | None = None) -> None:
     val = load_split([d / "val" for d in args.data], 0, args.seed)
     print(f"train {len(train[0])} crops, val {len(val[0])} crops", flush=True)
     model = build_model().to(args.device)
+    if args.init is not None:
+        model.load_state_dict(torch.load(args.init, map_location=args.device))
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
     steps_per_epoch = math.ceil(len(train[0]) / args.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, epochs=args.epochs,
