@@ -148,8 +148,9 @@ def detect_markers(image: np.ndarray, want: Sequence[int] = (),
     """ArUco markers in a BGR or grey frame: id → 4×2 corner pixels (cv2.aruco order).
 
     When some of the ``want`` ids are missing, each one's ``expected`` corners (from the
-    last calibration) are searched again in a crop enlarged 3×, and then (no expectation,
-    or still missing) the whole frame enlarged ``upscale``× (small markers)."""
+    last calibration) are searched again in a crop enlarged 3×, and then the whole frame
+    enlarged ``upscale``× (small markers) — with expectations only while fewer than three
+    are found (three fit the plane)."""
     grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     found = _find(grey)
     missing = [i for i in want if i not in found]
@@ -166,7 +167,8 @@ def detect_markers(image: np.ndarray, want: Sequence[int] = (),
             got = _find(grey[y0:y1, x0:x1], 3.0, (x0, y0))
             if i in got:
                 found[i] = got[i]
-    if upscale > 1.0 and any(i not in found for i in want):
+    if upscale > 1.0 and (len([i for i in want if i in found]) < 3 if expected else
+                          any(i not in found for i in want)):
         for i, q in _find(grey, upscale).items():
             found.setdefault(i, q)
     return found

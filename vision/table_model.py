@@ -350,7 +350,7 @@ class TableModel:
                                                       ok & (k >= lo) & (k < lo + n_row)]))
         if best is None or best[0][0] < need:
             return None
-        (_n, _sp), ang, (along, _across, k, ok) = best
+        (_n, _sp), ang, (along, across_all, k, ok) = best
         ok = ok.astype(bool)
         # along = a + pitch * k over the row's cards (duplicates of a slot merged)
         ks = np.unique(k[ok])
@@ -360,7 +360,7 @@ class TableModel:
             return None
         i0 = int(np.flatnonzero(ok)[0])
         rot = np.array([[math.cos(ang), math.sin(ang)], [-math.sin(ang), math.cos(ang)]])
-        base = loc[i0] - along[i0] * rot[0] - _across[i0] * rot[1]  # the line's origin
+        base = loc[i0] - along[i0] * rot[0] - across_all[i0] * rot[1]  # the line's origin
         # the stock: a back on the line just past one end of the row, or (a compact
         # layout) one nearer the player, under the nertz pile
         lo, hi = int(ks.min()), int(ks.max())
@@ -397,7 +397,7 @@ class TableModel:
             q = first + step * n
             hit = ok & (k == q)
             along_q = float(np.median(along[hit])) if hit.any() else a0 + pitch * q
-            across_q = float(np.median(_across[hit])) if hit.any() else 0.0
+            across_q = float(np.median(across_all[hit])) if hit.any() else 0.0
             slots.append(base + along_q * rot[0] + across_q * rot[1])
         return math.degrees(ang), np.array(slots), stock
 
