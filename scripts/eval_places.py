@@ -19,12 +19,14 @@ Figures:
   about to land) and precision (reported loose and truly in a hand);
 - ``reproj mm``: mean / max distance on the table between where the model maps a pixel and
   the truth, over a grid covering the table (lens distortion included), from frame 0;
+- ``markers``: of the four markers, how many are found in every 8th frame (the table
+  model's detector; OpenCV's default parameters beside it);
 - ``recovery s``: the frames are shifted, turned and scaled (a bump of the camera) from
   the middle of the video on; time until the model's map is again within 5 mm everywhere
   (mean error back within 1.5× + 1 mm of its level just before the bump; ``moved`` frames
   are reported as no table in the meantime).
 
-    python -m scripts.eval_places                 # all configurations (~4 min)
+    python -m scripts.eval_places                 # all configurations (~6-9 min)
     python -m scripts.eval_places --quick         # three configurations
     python -m scripts.eval_places --cache /tmp/places --only 7 9 --verbose
 """
@@ -46,6 +48,7 @@ import numpy as np
 from rules import HouseRules
 from rules.log import write_log
 from rules.simulator import simulate_round
+from vision.calibration import detect_markers
 from vision.detections import Detections
 from vision.profile import TableProfile
 from vision.render.camera import Camera, Lighting
@@ -115,6 +118,14 @@ def _off_landing(card: dict[str, Any], rest: list[dict[tuple[str, Any], np.ndarr
             mm = float(np.linalg.norm(later[key] - quad.mean(axis=0))) * math.hypot(63, 88) / diag
             return mm
     return 0.0
+
+
+def _default_markers(image: np.ndarray, ids: tuple[int, ...]) -> int:
+    """How many of ``ids`` cv2.aruco finds with its default parameters (the baseline)."""
+    det = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50),
+                                  cv2.aruco.DetectorParameters())
+    _c, found, _r = det.detectMarkers(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+    return 0 if found is None else len({int(i) for i in found.ravel()} & set(ids))
 
 
 def _assigned(obs: Any, dets: Detections) -> list[str | None]:
@@ -212,6 +223,7 @@ def run_config(seats: int, shape: str, camera: str, seed: int, size: tuple[int, 
     reproj = (math.inf, math.inf)
     before = math.inf
     no_table = 0
+    markers = [0, 0, 0]  # found, found with OpenCV's default parameters, in view
     for n, lab in enumerate(frames):
         ok, image = cap.read()
         if not ok:
@@ -219,6 +231,11 @@ def run_config(seats: int, shape: str, camera: str, seed: int, size: tuple[int, 
         bumped = n >= bump_at
         if bumped:
             image = warp.image(image)
+        if n % 8 == 0:  # markers found: the table model's detector, OpenCV's defaults
+            ids = model.profile.markers.ids if model.profile.markers else (0, 1, 2, 3)
+            markers[0] += len([i for i in ids if i in detect_markers(image, ids)])
+            markers[1] += _default_markers(image, ids)
+            markers[2] += len(ids)
         src: list[dict[str, Any]] = []
         dets, truth = label_detections(lab["cards"], warp if bumped else None, src)
         obs = model.observe(image, dets, lab["frame"], lab["t_ms"])
@@ -275,7 +292,7 @@ def run_config(seats: int, shape: str, camera: str, seed: int, size: tuple[int, 
             "loose_missed": dict(missed), "false_loose": dict(false_loose),
             "reproj_mean_mm": reproj[0], "reproj_max_mm": reproj[1],
             "recovery_s": None if recovered_ms is None else recovered_ms / 1000,
-            "no_table_frames": no_table, "wrong": wrong.most_common(4)}
+            "no_table_frames": no_table, "markers": markers, "wrong": wrong.most_common(4)}
 
 
 def _share(a: int, b: int) -> str:
@@ -316,7 +333,8 @@ def main(argv: list[str] | None = None) -> None:
                   f" (>15 mm from landing {r['loose_off_right']}/{r['loose_off']}) precision "
                   f"{r['loose_right']}/{r['loose_said']} "
                   f"reproj {r['reproj_mean_mm']:.1f}/{r['reproj_max_mm']:.1f} mm "
-                  f"recovery {rec} s", flush=True)
+                  f"recovery {rec} s markers {r['markers'][0]}/{r['markers'][2]} (OpenCV "
+                  f"defaults {r['markers'][1]})", flush=True)
             if args.verbose:
                 print("   wrong (truth, given):", r["wrong"])
                 print("   in a hand but placed:", r["loose_missed"],
@@ -326,13 +344,16 @@ def main(argv: list[str] | None = None) -> None:
     lr, lt, ls, lo, lor = (sum(r[k] for r in rows) for k in (
         "loose_right", "loose", "loose_said", "loose_off", "loose_off_right"))
     rec = [r["recovery_s"] for r in rows]
+    mk = [sum(r["markers"][k] for r in rows) for k in range(3)]
     print(f"\nall: placed {placed}/{total} = {placed / max(1, total):.4f}; loose recall "
           f"{lr}/{lt} = {_share(lr, lt)} (>15 mm from landing {lor}/{lo} = {_share(lor, lo)}), "
           f"precision {lr}/{ls} = {_share(lr, ls)}; reproj mean "
           f"{np.mean([r['reproj_mean_mm'] for r in rows]):.2f} mm, max "
           f"{max(r['reproj_max_mm'] for r in rows):.1f} mm; recovery "
           + ("never in some" if None in rec else f"max {max(rec):.2f} s, mean "
-             f"{np.mean(rec):.2f} s") + f"  ({time.time() - start:.0f} s, "
+             f"{np.mean(rec):.2f} s") + f"; markers found {mk[0]}/{mk[2]} = "
+          f"{_share(mk[0], mk[2])} (OpenCV defaults {_share(mk[1], mk[2])})"
+          f"  ({time.time() - start:.0f} s, "
           f"{args.size} at {args.fps:g} fps, {args.seconds:g} s each)")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1, default=str))

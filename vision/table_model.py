@@ -14,6 +14,16 @@ share of its cards' boxes (its spot when empty) where the frame differs from tha
 background — an arm, a hand or a card moving there — and ``hands`` are the larger blobs of
 that difference. A place that just changed therefore reads as covered for a moment, which
 is what a tracker waiting for stable places wants.
+
+``loose``: a card goes to ``Observation.loose`` instead of a place when it lies beyond
+``max_place_mm`` of every place of its seat, when it is a back anywhere but on a stock or
+nertz pile (a card being drawn), or when a third of its box differs from the background
+(a hand, a moving card) and its box does not fit a card lying square on that place (or the
+size of the nearby lake pile's cards): a card held or carried rather than put down. A card
+in the lake not on a known pile is loose until it has lain still for a second frame.
+
+The deal is found robustly (:meth:`TableModel._fit_row`): the row through most face-up
+cards at whole pitches, with missed cards interpolated and stray boxes ignored.
 """
 
 from __future__ import annotations
