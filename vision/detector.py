@@ -203,6 +203,51 @@ class CardDetector:
                 out.append((1,) if cx > (face[0] + face[2]) / 2 else (3,))
         return out
 
+    #: where the top-left index sits on an upright card, as fractions of its width and
+    #: height (x1, y1, x2, y2): generous, since decks differ
+    INDEX_ON_CARD = (0.0, 0.01, 0.21, 0.31)
+
+    @classmethod
+    def corner_boxes(cls, face: np.ndarray) -> list[tuple[np.ndarray, int]]:
+        """Where a card's two corner indices can be in its box, each with the quarter turn
+        that makes it upright: top-left (0) and bottom-right (2) of an upright or upside-down
+        card; top-right (1) and bottom-left (3) of a card lying sideways; all four for a box
+        near square (a card seen at a slant, or turned). Assumes a card lying about square to
+        the image: a card turned by 20° or more has its indices off these boxes."""
+        x1, y1, x2, y2 = (float(v) for v in face)
+        w, h = x2 - x1, y2 - y1
+        a, b, c, d = cls.INDEX_ON_CARD
+        upright = [(np.array([x1 + a * w, y1 + b * h, x1 + c * w, y1 + d * h], np.float32), 0),
+                   (np.array([x2 - c * w, y2 - d * h, x2 - a * w, y2 - b * h], np.float32), 2)]
+        sideways = [(np.array([x2 - d * w, y1 + a * h, x2 - b * w, y1 + c * h], np.float32), 1),
+                    (np.array([x1 + b * w, y2 - c * h, x1 + d * w, y2 - a * h], np.float32), 3)]
+        if h >= 1.15 * w:
+            return upright
+        if w >= 1.15 * h:
+            return sideways
+        return upright + sideways  # foreshortened or turned: all four corners
+
+    def _read_corners(self, image: np.ndarray, faces: np.ndarray
+                      ) -> list[tuple[str | None, float]]:
+        """Read cards whose index the localiser missed from where their indices must be:
+        the surest of the corner reads, or (None, 0) when no corner reads as a card."""
+        boxes: list[np.ndarray] = []
+        turns: list[tuple[int, ...]] = []
+        owner: list[int] = []
+        for f, face in enumerate(faces):
+            for box, k in self.corner_boxes(face):
+                boxes.append(box)
+                turns.append((k,))
+                owner.append(f)
+        out: list[tuple[str | None, float]] = [(None, 0.0)] * len(faces)
+        if not boxes:
+            return out
+        codes, confs = self.classifier.read_boxes(image, np.stack(boxes), turns)
+        for f, code, conf in zip(owner, codes, confs, strict=True):
+            if code != "none" and conf >= self.min_code_conf and conf > out[f][1]:
+                out[f] = (code, float(conf))
+        return out
+
     def group(self, image: np.ndarray, dets: Detections) -> Detections:
         """Read the indices and report each physical card once."""
         idx = dets[dets.class_id == INDEX]
@@ -219,6 +264,13 @@ class CardDetector:
         boxes, confs, names = [], [], []
         used = np.zeros(len(idx), bool)
         owner = self._index_owner(idx.xyxy, faces.xyxy)
+        unread = [f for f in range(len(faces)) if not np.any(owner == f)]
+        corner_reads = self._read_corners(image, faces.xyxy[unread]) if unread else []
+        for f, (code, conf) in zip(unread, corner_reads, strict=True):
+            if code is not None:
+                boxes.append(faces.xyxy[f])
+                confs.append(float(faces.confidence[f] * conf))
+                names.append(code)
         for f in range(len(faces)):
             members = np.nonzero(owner == f)[0]
             if not len(members):

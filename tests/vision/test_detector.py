@@ -114,3 +114,36 @@ def test_a_turned_card_reads_the_same(card_cache):
         again, _ = reader.read_boxes(image, np.array(turned))
         same = sum(a == c for a, (_b, c) in zip(again, upright, strict=True))
         assert same >= 0.8 * len(upright), (k, again, [c for _b, c in upright])
+
+
+@NEEDS_ARTWORK
+def test_corner_boxes_hold_the_indices_of_cards_at_any_seat(card_cache):
+    # 4 seats around a rectangular table: cards upright, upside down and both sideways
+    scene = render_still(random_table(4, 11), 11, size=(1920, 1080),
+                         decks=list(FAST_DECKS[:1]) * 4, shape="rect", jitter=0.0)
+    checked = 0
+    turns: set[int] = set()
+    for c in scene.cards:
+        if not c["face_up"] or c["visible"] < 0.99:
+            continue
+        quad = np.asarray(c["corners"], np.float32)
+        edge = quad[1] - quad[0]
+        tilt = abs((np.degrees(np.arctan2(edge[1], edge[0])) + 45) % 90 - 45)
+        if tilt > 7:  # corner boxes are promised for cards lying square to the image only
+            continue
+        corners = CardDetector.corner_boxes(np.asarray(c["box"], np.float32))
+        turns.update(k for _b, k in corners)
+        # the reader sees a square of 1.35 × the corner box's longer side around it
+        windows = []
+        for cb, _k in corners:
+            half = 0.675 * max(cb[2] - cb[0], cb[3] - cb[1])
+            cx, cy = (cb[0] + cb[2]) / 2, (cb[1] + cb[3]) / 2
+            windows.append((cx - half, cy - half, cx + half, cy + half))
+        for ix in c["indices"]:
+            b = np.asarray(ix["box"], np.float32)
+            inside = [max(0.0, min(b[2], w[2]) - max(b[0], w[0]))
+                      * max(0.0, min(b[3], w[3]) - max(b[1], w[1]))
+                      / ((b[2] - b[0]) * (b[3] - b[1])) for w in windows]
+            assert max(inside) >= 0.9, (c["place"], c["card"], b, corners)
+            checked += 1
+    assert checked >= 8 and turns == {0, 1, 2, 3}, (checked, turns)
