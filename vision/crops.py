@@ -23,3 +23,60 @@ def crop_square(image: np.ndarray, box: tuple[float, float, float, float],
     interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
     return cv2.warpAffine(image, m, (size, size), flags=interp,
                           borderMode=cv2.BORDER_REPLICATE)
+
+
+#: the size an upright card is warped to before its corners are read (width, height)
+CARD_SIZE = (126, 176)
+
+
+def card_quad(image: np.ndarray, box: tuple[float, float, float, float] | np.ndarray,
+              margin: float = 0.1) -> np.ndarray | None:
+    """The four corners (4, 2) of the card inside ``box``, found as the largest bright,
+    card-shaped region of the box (grown by ``margin``): a rotated rectangle whose sides
+    are in a card's ratio (1.2–1.75) and which fills at least half of the box. None when
+    nothing card-shaped is there (a card on white, a heap of overlapping cards)."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    mx, my = (x2 - x1) * margin, (y2 - y1) * margin
+    h, w = image.shape[:2]
+    ax1, ay1 = max(0, int(x1 - mx)), max(0, int(y1 - my))
+    ax2, ay2 = min(w, int(x2 + mx) + 1), min(h, int(y2 + my) + 1)
+    roi = image[ay1:ay2, ax1:ax2]
+    if roi.shape[0] < 12 or roi.shape[1] < 12:
+        return None
+    whiteness = roi.min(axis=2)  # paper is bright in every channel
+    _t, mask = cv2.threshold(whiteness, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    k = max(3, int(min(roi.shape[:2]) * 0.04) | 1)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
+    contours, _h = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    contour = max(contours, key=cv2.contourArea)
+    (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
+    if min(rw, rh) < 8:
+        return None
+    ratio = max(rw, rh) / min(rw, rh)
+    if not 1.2 <= ratio <= 1.75 or rw * rh < 0.5 * (x2 - x1) * (y2 - y1):
+        return None
+    if cv2.contourArea(contour) < 0.85 * rw * rh:  # not a rectangle: cards overlapping
+        return None
+    pts = cv2.boxPoints(((cx, cy), (rw, rh), angle)).astype(np.float32)
+    return pts + np.array([ax1, ay1], np.float32)
+
+
+def upright_card(image: np.ndarray, quad: np.ndarray,
+                 size: tuple[int, int] = CARD_SIZE) -> np.ndarray:
+    """The card of ``quad`` warped to an upright ``size`` image (long side vertical); which
+    end is up is not known: read it both ways."""
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    # start at a corner whose next edge is a short one (the card's top)
+    first = 0 if np.linalg.norm(q[1] - q[0]) <= np.linalg.norm(q[2] - q[1]) else 1
+    q = np.roll(q, -first, axis=0)
+    # clockwise in image coordinates (y down): the cross product of the first two edges > 0
+    e1, e2 = q[1] - q[0], q[2] - q[1]
+    if e1[0] * e2[1] - e1[1] * e2[0] < 0:
+        q = q[[1, 0, 3, 2]]
+    w, h = size
+    target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    m = cv2.getPerspectiveTransform(q, target)
+    return cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_AREA,
+                               borderMode=cv2.BORDER_REPLICATE)

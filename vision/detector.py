@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from .backs_registry import BackDesigns
+from .crops import CARD_SIZE, card_quad, crop_square, upright_card
 from .detections import Detections, box_iou, tiles
 from .identify import MODELS, IndexClassifier, ModelError, candidate_turns, onnx_model
 
@@ -240,12 +241,31 @@ class CardDetector:
                 turns.append((k,))
                 owner.append(f)
         out: list[tuple[str | None, float]] = [(None, 0.0)] * len(faces)
-        if not boxes:
-            return out
-        codes, confs = self.classifier.read_boxes(image, np.stack(boxes), turns)
-        for f, code, conf in zip(owner, codes, confs, strict=True):
-            if code != "none" and conf >= self.min_code_conf and conf > out[f][1]:
-                out[f] = (code, float(conf))
+        if boxes:
+            codes, confs = self.classifier.read_boxes(image, np.stack(boxes), turns)
+            for f, code, conf in zip(owner, codes, confs, strict=True):
+                if code != "none" and conf >= self.min_code_conf and conf > out[f][1]:
+                    out[f] = (code, float(conf))
+        # a card turned at any angle: find its outline, warp it upright, read both ends
+        crops: list[np.ndarray] = []
+        crop_owner: list[int] = []
+        a, b, c, d = self.INDEX_ON_CARD
+        cw, ch = CARD_SIZE
+        corner = (a * cw, b * ch, c * cw, d * ch)
+        for f, face in enumerate(faces):
+            quad = card_quad(image, face)
+            if quad is None:
+                continue
+            card = upright_card(image, quad)
+            for view in (card, card[::-1, ::-1]):
+                crops.append(crop_square(np.ascontiguousarray(view), corner,
+                                         self.classifier.size))
+                crop_owner.append(f)
+        if crops:
+            codes, confs = self.classifier(crops)
+            for f, code, conf in zip(crop_owner, codes, confs, strict=True):
+                if code != "none" and conf >= self.min_code_conf and conf > out[f][1]:
+                    out[f] = (code, float(conf))
         return out
 
     def group(self, image: np.ndarray, dets: Detections) -> Detections:
