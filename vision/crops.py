@@ -33,7 +33,7 @@ def card_quad(image: np.ndarray, box: tuple[float, float, float, float] | np.nda
               margin: float = 0.1) -> np.ndarray | None:
     """The four corners (4, 2) of the card inside ``box``, found as the largest bright,
     card-shaped region of the box (grown by ``margin``): a rotated rectangle whose sides
-    are in a card's ratio (1.2–1.75) and which fills at least half of the box. None when
+    are in a card's ratio (1.2–1.75) and which spans at least 70 % of the box each way. None when
     nothing card-shaped is there (a card on white, a heap of overlapping cards)."""
     x1, y1, x2, y2 = (float(v) for v in box)
     mx, my = (x2 - x1) * margin, (y2 - y1) * margin
@@ -55,11 +55,14 @@ def card_quad(image: np.ndarray, box: tuple[float, float, float, float] | np.nda
     if min(rw, rh) < 8:
         return None
     ratio = max(rw, rh) / min(rw, rh)
-    if not 1.2 <= ratio <= 1.75 or rw * rh < 0.5 * (x2 - x1) * (y2 - y1):
+    if not 1.2 <= ratio <= 1.75:
         return None
     if cv2.contourArea(contour) < 0.85 * rw * rh:  # not a rectangle: cards overlapping
         return None
     pts = cv2.boxPoints(((cx, cy), (rw, rh), angle)).astype(np.float32)
+    span = pts.max(axis=0) - pts.min(axis=0)
+    if span[0] < 0.7 * (x2 - x1) or span[1] < 0.7 * (y2 - y1):  # something smaller
+        return None
     return pts + np.array([ax1, ay1], np.float32)
 
 
