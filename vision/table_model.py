@@ -393,6 +393,10 @@ class TableModel:
         if cands:
             _c, bi, first, right = min(cands)
             stock = backs[bi]
+            q = round(float(bk[bi]))
+            if abs(float(brel[bi, 1])) < 45:  # on the row's line: it pins the pitch too
+                pitch, a0 = np.polyfit(np.append(ks, q), np.append(med, a0 + pitch * bk[bi]),
+                                       1)
         elif hi - lo == n_row - 1:
             stock = max(backs, key=lambda m: (m.card.box[2] - m.card.box[0])
                         * (m.card.box[3] - m.card.box[1]))
