@@ -39,6 +39,7 @@ from rules.moves import (
     Move,
     Recycle,
     Retract,
+    Rotate,
     action_to_event,
 )
 from rules.table import NERTZ_SIZE, Flag, ImpossibleAction, Layout, OrderError, Table
@@ -119,6 +120,7 @@ class Tracker:
         self.seen_at: dict[tuple[str, str], float] = {}  # (place, code) -> last seen, raw
         self.pool_window_ms = pool_window_ms
         self.orphan_window_ms = orphan_window_ms
+        self.orphan_settle_ms = 1500.0  # how long a lifted card may still be in the air
         self.draw_ms = 300.0  # the fastest a hand turns the stock
         self._loose: list[Any] = []
         self._pass: list[Action] = []  # what the current reconcile committed
@@ -597,7 +599,9 @@ class Tracker:
                 continue
             if score == 1:
                 continue
-            if best in pool and not self._bring_to_waste_top(best[2], code):
+            if best in pool and not (self._bring_to_nertz_top(best[2], code)
+                                     if best[0].endswith(":nertz")
+                                     else self._bring_to_waste_top(best[2], code)):
                 continue
             src, n, seat, is_retract = best
             t = int(st.stable_t)
@@ -616,8 +620,11 @@ class Tracker:
                     if j is None:
                         j = len(table.lake)
                     dst = f"lake:{j}"
+                    if not self._orphans_under(j, code, src, t, evidence,
+                                               final or waited >= self.wait_ms):
+                        continue  # a card that left with it may still land elsewhere
                     self._infer_missing(seat, code, j, t, evidence)
-                    self._orphans_under(j, code, src, t, evidence)
+                    self._orphans_under(j, code, src, t, evidence, True, commit=True)
                 action = Move(seat, code, src, dst, n, under=under)
             if self._commit(action, t, st.stable_frame, frames=frames, evidence=evidence):
                 if kind == "lake" and dest not in self.lake_map:
@@ -632,7 +639,7 @@ class Tracker:
         seen = self.seen_at.get((self._obs_place_of(spot[0]), code))
         dep = 3 if spot[0].endswith(":waste") and spot[3] is False and \
             self._waste_gone(spot[2], code) else self._departed(spot[0], code)
-        if pooled:
+        if pooled and spot[0].endswith(":waste"):
             dep = 2  # a waste card may only be hidden under a later draw
         return (seen is not None, dep >= 2, -abs(t - seen) if seen is not None else 0.0,
                 dep)
@@ -656,13 +663,34 @@ class Tracker:
             if any(s[0] == wname for s in spots):
                 continue
             seen = self.seen_at.get((wname, code))
-            if seen is None or t - seen > self.pool_window_ms or not self._waste_gone(seat, code):
-                continue
             where = table.where(code, seat)
-            if where is None or where.kind not in ("stock", "waste"):
-                continue
-            out.append((wname, 1, seat, False))
+            if seen is not None and t - seen <= self.pool_window_ms and \
+                    self._waste_gone(seat, code) and where is not None and \
+                    where.kind in ("stock", "waste"):
+                out.append((wname, 1, seat, False))
+            # a nertz top seen and gone while the engine still holds it hidden (its reveal
+            # was never committed: the card was turned and played at once)
+            nname = f"seat{seat}:nertz"
+            seen = self.seen_at.get((nname, code))
+            nertz = table.layouts[seat].nertz
+            if seen is not None and t - seen <= self.pool_window_ms and nertz and \
+                    nertz[-1].code != code and (seat, nertz[-1].code) not in self.named and \
+                    (seat, nertz[-1].code) not in self.nertz_tops and \
+                    self._departed(nname, code) == 3 and where is not None and \
+                    where.kind in ("stock", "waste", "nertz") and \
+                    not any(s[0] == nname for s in spots):
+                out.append((nname, 1, seat, False))
         return out
+
+    def _bring_to_nertz_top(self, seat: int, code: str) -> bool:
+        """Make ``code`` the engine's nertz top of ``seat`` (exchanging hidden cards)."""
+        nertz = self.table.layouts[seat].nertz  # type: ignore[union-attr]
+        if nertz and nertz[-1].code != code:
+            self._swap(seat, nertz[-1].code, code)
+        ok = bool(nertz) and nertz[-1].code == code
+        if ok:
+            self.nertz_tops.add((seat, code))
+        return ok
 
     def _bring_to_waste_top(self, seat: int, code: str) -> bool:
         """Make ``code`` the engine's waste top of ``seat`` (a draw first when the engine's
@@ -681,8 +709,8 @@ class Tracker:
             self._swap(seat, top, code)
         return bool(layout.waste) and layout.waste[-1].code == code
 
-    def _orphans_under(self, j: int, code: str, src: str, t: int,
-                       evidence: dict[str, Any]) -> None:
+    def _orphans_under(self, j: int, code: str, src: str, t: int, evidence: dict[str, Any],
+                       ready: bool, commit: bool = False) -> bool:
         """Free cards seen leaving a layout shortly before ``code`` lands on pile ``j`` and
         seen nowhere since went there first, hidden under it (two cards landing together,
         a card covered at once): commit those moves first (marked inferred)."""
@@ -719,12 +747,17 @@ class Tracker:
                 if not fits:
                     continue
                 found.append((seen, seat, place, card))
+        if not ready and any(self.t_ms - f[0] < self.orphan_settle_ms for f in found):
+            return False
+        if not commit:
+            return True
         for _seen, seat, place, card in sorted(found):
             move = Move(seat, card, place, f"lake:{min(j, len(table.lake))}")
             if self._commit(move, t, self.frame, inferred=True,
                             evidence={"why": f"left {place} and never seen again before "
                                              f"{code} landed on lake:{j}"}):
                 evidence["inferred_under"] = evidence.get("inferred_under", []) + [card]
+        return True
 
     def _since_frame(self, engine_place: str) -> int:
         st = self.states.get(self._obs_place_of(engine_place))
@@ -944,8 +977,9 @@ class Tracker:
                 and a.card == action.card and a.src == action.dst and a.dst == action.src
                 for a in self._pass):
             return False  # undoing what this pass did: an oscillation, not evidence
-        if isinstance(action, Draw | Recycle):
+        if isinstance(action, Draw | Recycle | Rotate):
             self.last_stock_t[action.seat] = float(t_ms)
+            flags = []  # the camera cannot count a stock: its rule checks are not evidence
         self._pass.append(action)
         rec = _Record(action, t_ms, frame, frames or (frame, frame), inferred,
                       evidence or {}, cards, flags)
