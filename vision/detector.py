@@ -35,13 +35,13 @@ class Localiser:
 
     def __call__(self, image: np.ndarray, rects: Sequence[Region], conf: float = 0.25
                  ) -> Detections:
-        """Detections in frame pixels from the given tile rectangles (each at most one tile
-        in size; smaller ones are padded)."""
+        """Detections in frame pixels from the given rectangles, run as one batch padded to
+        the largest (a model of fixed input size: each at most one tile)."""
         t = self.tile
         th = tw = t
-        if self.dynamic_size and rects:  # small regions: a smaller input, less work
-            th = min(t, 32 * -(-max(y1 - y0 for _x0, y0, _x1, y1 in rects) // 32))
-            tw = min(t, 32 * -(-max(x1 - x0 for x0, _y0, x1, _y1 in rects) // 32))
+        if self.dynamic_size and rects:  # any input size: just the rectangles, padded to 32
+            th = 32 * -(-max(y1 - y0 for _x0, y0, _x1, y1 in rects) // 32)
+            tw = 32 * -(-max(x1 - x0 for x0, _y0, x1, _y1 in rects) // 32)
         batch = np.full((len(rects), 3, th, tw), 114 / 255.0, np.float32)
         for i, (x0, y0, x1, y1) in enumerate(rects):
             crop = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2RGB)
@@ -71,13 +71,16 @@ class CardDetector:
     def __init__(self, localiser: Localiser, classifier: IndexClassifier,
                  backs: BackDesigns | None = None, conf: float = 0.3, iou: float = 0.5,
                  overlap: int = 64, min_code_conf: float = 0.3,
-                 scale: float | None = None) -> None:
+                 scale: float | None = None, pass_size: int = 1280) -> None:
         self.localiser, self.classifier, self.backs = localiser, classifier, backs
         self.conf, self.iou, self.overlap = conf, iou, overlap
         self.min_code_conf = min_code_conf
         #: image scale for the localiser: None finds it per image (:meth:`estimate_scale`)
         #: when the whole image is searched; 1.0 for a calibrated table camera
         self.scale = scale
+        #: the largest rectangle the localiser sees in one pass (a 1280×720 frame: one
+        #: pass; a fully convolutional model sees the same scale as on its training tiles)
+        self.pass_size = pass_size
 
     @classmethod
     def load(cls, models: str | Path | None = None, backs: BackDesigns | None = None,
@@ -90,8 +93,10 @@ class CardDetector:
 
     def rects(self, width: int, height: int, regions: Sequence[Region] | None = None
               ) -> list[Region]:
-        """The tiles to look at: the whole frame, or only the given regions."""
-        t = self.localiser.tile
+        """The rectangles to look at, from the whole frame or only the given regions: cut
+        into tiles of :attr:`pass_size` (a model that takes any input size) or of the
+        model's own fixed tile."""
+        t = self.pass_size if self.localiser.dynamic_size else self.localiser.tile
         if regions is None:
             return list(tiles(width, height, t, min(self.overlap, t - 1)))
         out: list[Region] = []

@@ -22,6 +22,11 @@ class _NoLocaliser:
     """The grouping step needs no localiser: it is given the boxes."""
 
     tile = 320
+    dynamic_size = False
+
+
+class _AnySizeLocaliser(_NoLocaliser):
+    dynamic_size = True
 
 
 def _truth_boxes(scene) -> Detections:
@@ -64,6 +69,18 @@ def test_regions_are_cut_into_tiles_inside_the_frame():
     assert cover.all()
     roi = detector.rects(1280, 720, [(1200, 650, 1400, 900), (10, 10, 60, 50), (2000, 0, 2100, 9)])
     assert roi == [(1200, 650, 1280, 720), (10, 10, 60, 50)]
+
+
+def test_a_model_of_any_input_size_sees_a_frame_in_one_pass():
+    detector = CardDetector(_AnySizeLocaliser(), None, pass_size=1280)  # type: ignore[arg-type]
+    assert detector.rects(1280, 720) == [(0, 0, 1280, 720)]
+    big = detector.rects(3840, 2160)  # 4K: passes of at most 1280, covering the frame
+    assert len(big) > 1 and all(x1 - x0 <= 1280 and y1 - y0 <= 1280 for x0, y0, x1, y1 in big)
+    cover = np.zeros((2160, 3840), bool)
+    for x0, y0, x1, y1 in big:
+        cover[y0:y1, x0:x1] = True
+    assert cover.all()
+    assert detector.rects(1280, 720, [(100, 100, 260, 300)]) == [(100, 100, 260, 300)]
 
 
 def test_index_turn_follows_the_corner_of_its_card():
