@@ -83,3 +83,30 @@ def upright_card(image: np.ndarray, quad: np.ndarray,
     m = cv2.getPerspectiveTransform(q, target)
     return cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_AREA,
                                borderMode=cv2.BORDER_REPLICATE)
+
+
+def paper_cards(image: np.ndarray, min_side: float = 16.0, max_share: float = 0.5
+                ) -> list[np.ndarray]:
+    """Quads (4, 2) of lone, card-shaped bright regions of ``image``: paper brighter than
+    what surrounds it in every channel, a rotated rectangle in a card's ratio (1.2–1.75)
+    that its region fills, its short side at least ``min_side`` px and its area at most
+    ``max_share`` of the image. A proposal source beside the localiser for photos: cards
+    touching each other merge into shapes that are not card-shaped and are left out."""
+    whiteness = image.min(axis=2)
+    _t, mask = cv2.threshold(whiteness, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    k = max(3, int(min(image.shape[:2]) * 0.006) | 1)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
+    contours, _h = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    out: list[np.ndarray] = []
+    limit = max_share * image.shape[0] * image.shape[1]
+    for contour in contours:
+        area = cv2.contourArea(contour)
+        if area < min_side * min_side * 1.2 or area > limit:
+            continue
+        (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
+        if min(rw, rh) < min_side or not 1.2 <= max(rw, rh) / min(rw, rh) <= 1.75:
+            continue
+        if area < 0.85 * rw * rh:
+            continue
+        out.append(cv2.boxPoints(((cx, cy), (rw, rh), angle)).astype(np.float32))
+    return out

@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from .backs_registry import BackDesigns
-from .crops import CARD_SIZE, card_quad, crop_square, upright_card
+from .crops import CARD_SIZE, card_quad, crop_square, paper_cards, upright_card
 from .detections import Detections, box_iou, tiles
 from .identify import MODELS, IndexClassifier, ModelError, candidate_turns, onnx_model
 
@@ -71,7 +71,8 @@ class CardDetector:
     def __init__(self, localiser: Localiser, classifier: IndexClassifier,
                  backs: BackDesigns | None = None, conf: float = 0.3, iou: float = 0.5,
                  overlap: int = 64, min_code_conf: float = 0.3,
-                 scale: float | None = None, pass_size: int = 1280) -> None:
+                 scale: float | None = None, pass_size: int = 1280,
+                 paper: bool = True) -> None:
         self.localiser, self.classifier, self.backs = localiser, classifier, backs
         self.conf, self.iou, self.overlap = conf, iou, overlap
         self.min_code_conf = min_code_conf
@@ -81,6 +82,8 @@ class CardDetector:
         #: the largest rectangle the localiser sees in one pass (a 1280×720 frame: one
         #: pass; a fully convolutional model sees the same scale as on its training tiles)
         self.pass_size = pass_size
+        #: look for lone cards the localiser missed as card-shaped paper (whole images only)
+        self.paper = paper
 
     @classmethod
     def load(cls, models: str | Path | None = None, backs: BackDesigns | None = None,
@@ -162,7 +165,45 @@ class CardDetector:
     def __call__(self, image: np.ndarray, regions: Sequence[Region] | None = None,
                  scale: float | None = None) -> Detections:
         dets = self.raw(image, regions, scale)
-        return self.group(image, dets)
+        cards = self.group(image, dets)
+        if regions is None and self.paper:
+            cards = self._add_paper_cards(image, cards)
+        return cards
+
+    def _add_paper_cards(self, image: np.ndarray, cards: Detections) -> Detections:
+        """Lone cards the localiser missed, found as card-shaped paper
+        (:func:`~vision.crops.paper_cards`) and read at both ends when upright; reported at
+        half the reader's confidence."""
+        boxes, confs, names = [], [], []
+        for quad in paper_cards(image):
+            box = np.concatenate([quad.min(axis=0), quad.max(axis=0)])
+            centre = (box[:2] + box[2:]) / 2
+            if len(cards) and (
+                    (box_iou(box[None], cards.xyxy)[0] > 0.2).any()
+                    or ((cards.xyxy[:, 0] <= centre[0]) & (centre[0] <= cards.xyxy[:, 2])
+                        & (cards.xyxy[:, 1] <= centre[1]) & (centre[1] <= cards.xyxy[:, 3])
+                        ).any()):
+                continue
+            card = upright_card(image, quad)
+            a, b, c, d = self.INDEX_ON_CARD
+            cw, ch = CARD_SIZE
+            corner = (a * cw, b * ch, c * cw, d * ch)
+            crops = [crop_square(np.ascontiguousarray(v), corner, self.classifier.size)
+                     for v in (card, card[::-1, ::-1])]
+            probs = self.classifier.probabilities(crops)
+            if "none" in self.classifier.names:
+                probs[:, self.classifier.names.index("none")] = 0.0
+            row, col = np.unravel_index(int(probs.argmax()), probs.shape)
+            if probs[row, col] < max(self.min_code_conf, 0.5):
+                continue
+            boxes.append(box)
+            confs.append(0.5 * float(probs[row, col]))
+            names.append(self.classifier.names[col])
+        if not boxes:
+            return cards
+        extra = Detections.create(np.asarray(boxes, np.float32), np.asarray(confs, np.float32),
+                                  [FACE] * len(boxes), names, [None] * len(boxes))
+        return Detections.merge([cards, extra])
 
     @staticmethod
     def _index_owner(index_xyxy: np.ndarray, face_xyxy: np.ndarray) -> np.ndarray:

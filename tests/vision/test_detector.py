@@ -164,3 +164,37 @@ def test_corner_boxes_hold_the_indices_of_cards_at_any_seat(card_cache):
             assert max(inside) >= 0.9, (c["place"], c["card"], b, corners)
             checked += 1
     assert checked >= 8 and turns == {0, 1, 2, 3}, (checked, turns)
+
+
+class _BlindLocaliser(_NoLocaliser):
+    """A localiser that finds nothing: what the detector falls back on is under test."""
+
+    names = ["index", "face", "back"]
+
+    def __call__(self, image, rects, conf=0.25):
+        return Detections.empty()
+
+
+@NEEDS_ARTWORK
+@pytest.mark.parametrize("angle", [0.0, 25.0, 100.0])
+def test_a_lone_card_the_localiser_missed_is_found_as_paper(card_cache, angle):
+    import cv2
+
+    from vision.render.decks import render_card
+
+    art = render_card(FAST_DECKS[0], "7H", height=300)  # BGRA
+    h, w = art.shape[:2]
+    image = np.zeros((600, 600, 3), np.uint8)
+    image[:] = (35, 80, 30)
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
+    m[:, 2] += (300 - w / 2, 300 - h / 2)
+    rgb = cv2.warpAffine(art[:, :, :3], m, (600, 600))
+    alpha = cv2.warpAffine(art[:, :, 3], m, (600, 600)).astype(np.float32)[:, :, None] / 255
+    image = (image * (1 - alpha) + rgb * alpha).astype(np.uint8)
+    detector = CardDetector(_BlindLocaliser(), IndexClassifier.load(), scale=1.0)
+    cards = detector(image)
+    assert list(cards.code) == ["7H"], list(cards.code)
+    x1, y1, x2, y2 = cards.xyxy[0]
+    assert x1 < 300 < x2 and y1 < 300 < y2
+    detector.paper = False
+    assert len(detector(image)) == 0
