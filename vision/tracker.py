@@ -593,7 +593,9 @@ class Tracker:
             ranked = sorted(cands, key=lambda s: self._rank(s, code, st.stable_t, s in pool),
                             reverse=True)
             best = ranked[0]
-            score = 3 if best in pool else self._departed(best[0], code)
+            score = self._rank(best, code, st.stable_t, best in pool)[3]
+            if best in pool and score == 2:
+                score = 3  # seen on the waste, and gone from it
             waited = self.t_ms - st.stable_t
             if score < 3 and not (final or waited >= self.wait_ms):
                 continue
@@ -641,6 +643,8 @@ class Tracker:
             self._waste_gone(spot[2], code) else self._departed(spot[0], code)
         if pooled and spot[0].endswith(":waste"):
             dep = 2  # a waste card may only be hidden under a later draw
+        if seen is not None and seen > t + 150 and not spot[3]:
+            dep = 1  # still seen at its place after it landed elsewhere: another deck's
         return (seen is not None, dep >= 2, -abs(t - seen) if seen is not None else 0.0,
                 dep)
 
