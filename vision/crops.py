@@ -96,6 +96,8 @@ def paper_cards(image: np.ndarray, min_side: float = 16.0, max_share: float = 0.
     _t, mask = cv2.threshold(whiteness, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     k = max(3, int(min(image.shape[:2]) * 0.006) | 1)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
+    # bright specks of a carpet or wood grain touching the card's edge: cut them off
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2 * k + 1, 2 * k + 1), np.uint8))
     contours, _h = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     out: list[np.ndarray] = []
     limit = max_share * image.shape[0] * image.shape[1]

@@ -178,12 +178,17 @@ class CardDetector:
         for quad in paper_cards(image):
             box = np.concatenate([quad.min(axis=0), quad.max(axis=0)])
             centre = (box[:2] + box[2:]) / 2
-            if len(cards) and (
-                    (box_iou(box[None], cards.xyxy)[0] > 0.2).any()
-                    or ((cards.xyxy[:, 0] <= centre[0]) & (centre[0] <= cards.xyxy[:, 2])
-                        & (cards.xyxy[:, 1] <= centre[1]) & (centre[1] <= cards.xyxy[:, 3])
-                        ).any()):
-                continue
+            if len(cards):
+                # a card already reported here: a box overlapping it, or a box of a card's
+                # size around its centre (a small box inside it, such as a pip taken for
+                # a back, does not count)
+                areas = ((cards.xyxy[:, 2] - cards.xyxy[:, 0])
+                         * (cards.xyxy[:, 3] - cards.xyxy[:, 1]))
+                around = ((cards.xyxy[:, 0] <= centre[0]) & (centre[0] <= cards.xyxy[:, 2])
+                          & (cards.xyxy[:, 1] <= centre[1]) & (centre[1] <= cards.xyxy[:, 3])
+                          & (areas >= 0.4 * (box[2] - box[0]) * (box[3] - box[1])))
+                if (box_iou(box[None], cards.xyxy)[0] > 0.2).any() or around.any():
+                    continue
             card = upright_card(image, quad)
             a, b, c, d = self.INDEX_ON_CARD
             cw, ch = CARD_SIZE
