@@ -5,10 +5,11 @@ one pile region, through ``vision.CardDetector`` (onnxruntime), beside Ultralyti
     python -m scripts.bench_detector                       # 5 held-out stills, 2 threads
     python -m scripts.bench_detector --pt models/checkpoints/card_detector_partial.pt
 
-Rows: ``full frame`` (the localiser on overlapping 320 px tiles, every index read and
-grouped), ``full frame, localiser only``, ``one pile region`` (a 160×200 px box around one
-card, the tracker's region-of-interest mode), and Ultralytics predicting the same frames
-whole (imgsz 1280) and as the same tiles (a batch of 320 px tiles).
+Rows: ``full frame`` (the localiser on the whole frame in one pass — or on tiles for a
+model of fixed input size —, every index read and grouped), ``full frame, localiser
+only``, ``one pile region`` (a 160×200 px box around one card, the tracker's
+region-of-interest mode), and Ultralytics predicting the same frames whole (imgsz 1280;
+and as the same tiles for a tiled model).
 """
 
 from __future__ import annotations
@@ -56,6 +57,14 @@ def frames(count: int, seed: int) -> tuple[list[np.ndarray], list[tuple[int, int
     return images, regions
 
 
+def _torch_threads() -> str:
+    try:
+        import torch
+    except ImportError:
+        return "not installed"
+    return str(torch.get_num_threads())
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", type=Path, default=None, help="default: models/")
@@ -92,12 +101,17 @@ def main(argv: list[str] | None = None) -> None:
                          each(lambda i: model.predict(images[i], imgsz=1280, verbose=False,
                                                       device="cpu"))))
             rects = detector.rects(1280, 720)
-            rows.append((f"ultralytics .pt predict, the same {n_tiles} tiles of 320",
-                         each(lambda i: model.predict(
-                             [images[i][y0:y1, x0:x1] for x0, y0, x1, y1 in rects],
-                             imgsz=320, verbose=False, device="cpu"))))
+            if n_tiles > 1:
+                rows.append((f"ultralytics .pt predict, the same {n_tiles} tiles",
+                             each(lambda i: model.predict(
+                                 [images[i][y0:y1, x0:x1] for x0, y0, x1, y1 in rects],
+                                 imgsz=detector.localiser.tile, verbose=False,
+                                 device="cpu"))))
+    passes = (f"{n_tiles} pass(es) of up to {detector.pass_size} px"
+              if detector.localiser.dynamic_size else
+              f"{n_tiles} tiles of {detector.localiser.tile} px")
     print(f"{len(images)} held-out 1280x720 stills x {args.repeat} runs, {args.threads} "
-          f"threads, {n_tiles} tiles of {detector.localiser.tile} px per full frame")
+          f"onnxruntime threads (torch: {_torch_threads()}), {passes} per full frame")
     print(f"{'':52s} {'median ms':>10s} {'p90 ms':>8s}")
     for name, times in rows:
         p90 = sorted(times)[int(0.9 * (len(times) - 1))]
