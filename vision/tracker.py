@@ -98,7 +98,7 @@ class Tracker:
     def __init__(self, rules: HouseRules, seats: int, *, round_no: int = 1,
                  min_frames: int = 2, min_ms: float = 60.0, cover_limit: float = 0.02,
                  wait_ms: float = 2500.0, call_delay_ms: float = 1500.0,
-                 pool_window_ms: float = 20000.0, orphan_window_ms: float = 3000.0) -> None:
+                 pool_window_ms: float = 8000.0, orphan_window_ms: float = 3000.0) -> None:
         if not 2 <= seats <= 8:
             raise TrackerError(f"a table has 2 to 8 seats, not {seats}")
         self.rules = rules
@@ -635,7 +635,7 @@ class Tracker:
         return False
 
     def _rank(self, spot: tuple[str, int, int, bool], code: str, t: float, pooled: bool
-              ) -> tuple[bool, bool, float, int]:
+              ) -> tuple[bool, int, float, int]:
         """How likely a source is: seen holding the card at all, departure evidence, and how
         recently the card was seen there (before the arrival)."""
         seen = self.seen_at.get((self._obs_place_of(spot[0]), code))
@@ -645,8 +645,7 @@ class Tracker:
             dep = 2  # a waste card may only be hidden under a later draw
         if seen is not None and seen > t + 150 and not spot[3]:
             dep = 1  # still seen at its place after it landed elsewhere: another deck's
-        return (seen is not None, dep >= 2, -abs(t - seen) if seen is not None else 0.0,
-                dep)
+        return (seen is not None, dep, -abs(t - seen) if seen is not None else 0.0, dep)
 
     def _waste_gone(self, seat: int, code: str) -> bool:
         st = self.states.get(f"seat{seat}:waste")
