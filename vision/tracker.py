@@ -118,6 +118,7 @@ class Tracker:
         self.known: set[tuple[int, str]] = set()
         self.named: set[tuple[int, str]] = set()
         self.seen_at: dict[tuple[str, str], float] = {}  # (place, code) -> last seen, raw
+        self.seen_last: dict[tuple[int, str], tuple[str, float]] = {}  # (seat, code) -> where
         self.pool_window_ms = pool_window_ms
         self.orphan_window_ms = orphan_window_ms
         self.orphan_settle_ms = 1500.0  # how long a lifted card may still be in the air
@@ -343,7 +344,7 @@ class Tracker:
                                 "stock": [None] * (len(self._deck()) - NERTZ_SIZE - cols)})
         self._debounce(obs)
         for st in self.states.values():  # the deal view is the first stable state
-            st.stable = st.cand
+            st.stable, st.stable_t = st.cand, float(obs.t_ms)
 
     def _deck(self) -> list[str]:
         codes = list(ALL_CODES)
@@ -401,6 +402,7 @@ class Tracker:
             if place.seat is not None:  # where each free card was last seen
                 for c in codes[-1:] if place.kind == "waste" else codes:
                     self.seen_at[(name, c)] = float(obs.t_ms)
+                    self.seen_last[(place.seat, c)] = (name, float(obs.t_ms))
             if top != st.top:
                 st.top, st.top_frame, st.top_t = top, obs.frame, float(obs.t_ms)
             st.covered = covered or not usable
@@ -414,8 +416,10 @@ class Tracker:
                 st.cand, st.cand_n, st.cand_frame, st.cand_t = codes, 1, obs.frame, obs.t_ms
             if (st.cand_n >= self.min_frames and obs.t_ms - st.cand_t >= self.min_ms
                     and st.cand != st.stable):
+                fresh_top = top is not None and st.top_t > st.stable_t
                 st.stable, st.stable_frame = st.cand, obs.frame
-                st.stable_t = min(st.top_t, st.cand_t) if top is not None else st.cand_t
+                # timed by the first frame the new top showed (a slide under keeps the top)
+                st.stable_t = min(st.top_t, st.cand_t) if fresh_top else st.cand_t
                 changed = True
         return changed
 
@@ -643,7 +647,7 @@ class Tracker:
             self._waste_gone(spot[2], code) else self._departed(spot[0], code)
         if pooled and spot[0].endswith(":waste"):
             dep = 2  # a waste card may only be hidden under a later draw
-        if seen is not None and seen > t + 150 and not spot[3]:
+        if seen is not None and t + 150 < seen <= self.t_ms and not spot[3]:
             dep = 1  # still seen at its place after it landed elsewhere: another deck's
         return (seen is not None, dep, -abs(t - seen) if seen is not None else 0.0, dep)
 
@@ -742,19 +746,20 @@ class Tracker:
                     continue  # it left after the card that landed, or is still in a hand
                 if self._departed(place, card) != 3 or card in lake_tops - {code}:
                     continue
-                if any(k[1] == card and k[0].startswith(f"seat{seat}:") and k[0] != place
-                       and v > seen for k, v in self.seen_at.items()):
+                last = self.seen_last.get((seat, card))
+                if last is not None and last[0] != place and last[1] > seen:
                     continue  # seen again in the layout: not on the lake
-                fits = new_pile or card == code or table.is_legal(
+                legal = not new_pile and table.is_legal(
                     Move(seat, card, place, f"lake:{j}")) is True
-                if not fits:
+                if not (new_pile or card == code or legal):
                     continue
-                found.append((seen, seat, place, card))
-        if not ready and any(self.t_ms - f[0] < self.orphan_settle_ms for f in found):
-            return False
+                found.append((seen, seat, place, card, legal))
+        if not ready and any(self.t_ms - f[0] < self.orphan_settle_ms and not f[4]
+                             for f in found):
+            return False  # (the next card of the pile, gone, is surely under it)
         if not commit:
             return True
-        for _seen, seat, place, card in sorted(found):
+        for _seen, seat, place, card, _legal in sorted(found):
             move = Move(seat, card, place, f"lake:{min(j, len(table.lake))}")
             if self._commit(move, t, self.frame, inferred=True,
                             evidence={"why": f"left {place} and never seen again before "

@@ -186,7 +186,8 @@ def test_card_hidden_under_a_simultaneous_landing_is_inferred():
     lifted = _table({0: "5C", 1: "5D"}, {"seat0:river3": []})
     landed = _table({0: "5C", 1: "5D"}, {"seat0:river3": [], "seat1:river3": [],
                                           "lake:0": ["7S"]})
-    events = _feed(tr, [start, lifted, landed])
+    # (it waits while the 7H might still land elsewhere)
+    events = _feed(tr, [start, lifted] + [landed] * 7)
     moves = [(e["seat"], e["card"], e["from"], e.get("inferred", False)) for e in events
              if e["type"] == "move"]
     assert moves == [(0, "7H", "seat0:river3", True), (1, "7S", "seat1:river3", False)]
