@@ -576,6 +576,15 @@ class Tracker:
                     continue
             code = run[0]
             spots = self._free_spots(code, dest)
+            if kind == "river":
+                spots = [s for s in spots if s[2] == Place.parse(dest).seat]
+            if kind == "river" and len(run) > 1 and not under and \
+                    not any(s[3] or s[1] == len(run) for s in spots):
+                # two moves onto one column before it settled (a king, then a queen from
+                # elsewhere): the first part of the run from a source that held just it
+                spots = [s for s in spots if not s[3] and s[1] < len(run)
+                         and self._tail(s[0], code) == run[:s[1]]]
+                run = run[:spots[0][1]] if len(spots) == 1 else run
             if kind in ("lake", "river"):
                 spots = [s for s in spots if s[3] or s[1] == len(run)]
             if kind == "lake":
@@ -638,6 +647,11 @@ class Tracker:
                 return True
         return False
 
+    def _tail(self, engine_place: str, code: str) -> tuple[str, ...]:
+        """The engine's cards of a layout pile from ``code`` to its top."""
+        codes = [c.code for c in self.table.pile(engine_place)]  # type: ignore[union-attr]
+        return tuple(codes[codes.index(code):]) if code in codes else ()
+
     def _rank(self, spot: tuple[str, int, int, bool], code: str, t: float, pooled: bool
               ) -> tuple[bool, int, float, int]:
         """How likely a source is: seen holding the card at all, departure evidence, and how
@@ -680,7 +694,12 @@ class Tracker:
             nname = f"seat{seat}:nertz"
             seen = self.seen_at.get((nname, code))
             nertz = table.layouts[seat].nertz
-            if seen is not None and t - seen <= self.pool_window_ms and nertz and \
+            nst = self.states.get(nname)
+            # or a nertz pile the camera cannot see (seen empty, the engine holds cards):
+            # its top is unknown, and a card of the seat that shows up from nowhere left it
+            blind = seen is None and nst is not None and nst.stable == () and \
+                (seat, code) not in self.known and self.seen_at.get((wname, code)) is None
+            if (blind or seen is not None and t - seen <= self.pool_window_ms) and nertz and \
                     nertz[-1].code != code and (seat, nertz[-1].code) not in self.named and \
                     (seat, nertz[-1].code) not in self.nertz_tops and \
                     self._departed(nname, code) == 3 and where is not None and \

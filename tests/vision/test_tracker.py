@@ -223,3 +223,28 @@ def test_a_brief_empty_stock_read_is_not_a_whole_stock_of_draws():
     draws = [e for e in events if e["type"] == "draw"]
     assert len(draws) == 1 and draws[0]["seat"] == 0
     assert len(tr.table.layouts[0].stock) == 35 - 3
+
+
+def test_a_card_from_a_nertz_pile_the_camera_cannot_see_is_a_nertz_move():
+    # seat 0's nertz pile is hidden from the camera (seen empty, 12 cards left): a card of
+    # the seat that shows up from nowhere was turned and played from it
+    tr = Tracker(HouseRules(), 2)
+    blind = {"seat0:nertz": []}
+    events = _feed(tr, [_table({0: "AS", 1: "5D"}),
+                        _table({0: "AS", 1: "5D"}, {**blind, "lake:0": ["AS"]}),
+                        _table({0: "AS", 1: "5D"}, {**blind, "lake:0": ["AS"],
+                                                    "seat0:river3": ["7H", "6S"]})])
+    assert _moves(events) == [(0, "AS", "seat0:nertz", "lake:0"),
+                              (0, "6S", "seat0:nertz", "seat0:river3")]
+    assert tr.nertz_counts() == [11, 13]
+
+
+def test_two_moves_onto_one_column_before_it_settles_are_both_found():
+    # QH from the nertz pile onto KS, then JC from another column onto it, in one settle
+    tr = Tracker(HouseRules(), 2)
+    river = {"seat0:river1": ["5D"], "seat0:river3": ["JC"]}
+    events = _feed(tr, [_table({0: "QH", 1: "5H"}, river),
+                        _table({0: "2D", 1: "5H"}, {**river, "seat0:river0": ["KS", "QH", "JC"],
+                                                    "seat0:river3": []})])
+    assert _moves(events) == [(0, "QH", "seat0:nertz", "seat0:river0"),
+                              (0, "JC", "seat0:river3", "seat0:river0")]
