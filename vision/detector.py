@@ -182,7 +182,8 @@ class CardDetector:
         """Lone cards the localiser missed, found as card-shaped paper
         (:func:`~vision.crops.paper_cards`) and read at both ends when upright; reported at
         half the reader's confidence."""
-        boxes, confs, names = [], [], []
+        candidates: list[np.ndarray] = []
+        crops: list[np.ndarray] = []
         for quad in paper_cards(image):
             box = np.concatenate([quad.min(axis=0), quad.max(axis=0)])
             centre = (box[:2] + box[2:]) / 2
@@ -197,21 +198,21 @@ class CardDetector:
                           & (areas >= 0.4 * (box[2] - box[0]) * (box[3] - box[1])))
                 if (box_iou(box[None], cards.xyxy)[0] > 0.2).any() or around.any():
                     continue
-            card = upright_card(image, quad)
-            a, b, c, d = self.INDEX_ON_CARD
-            cw, ch = CARD_SIZE
-            corner = (a * cw, b * ch, c * cw, d * ch)
-            crops = [crop_square(np.ascontiguousarray(v), corner, self.classifier.size)
-                     for v in (card, card[::-1, ::-1])]
+            candidates.append(box)
+            crops += self._upright_index_crops(image, quad)
+        boxes, confs, names = [], [], []
+        if crops:
             probs = self.classifier.probabilities(crops)
             if "none" in self.classifier.names:
                 probs[:, self.classifier.names.index("none")] = 0.0
-            row, col = np.unravel_index(int(probs.argmax()), probs.shape)
-            if probs[row, col] < max(self.min_code_conf, 0.5):
-                continue
-            boxes.append(box)
-            confs.append(0.5 * float(probs[row, col]))
-            names.append(self.classifier.names[col])
+            for k, box in enumerate(candidates):
+                pair = probs[2 * k:2 * k + 2]  # the card read at both ends
+                row, col = np.unravel_index(int(pair.argmax()), pair.shape)
+                if pair[row, col] < max(self.min_code_conf, 0.5):
+                    continue
+                boxes.append(box)
+                confs.append(0.5 * float(pair[row, col]))
+                names.append(self.classifier.names[col])
         if not boxes:
             return cards
         extra = Detections.create(np.asarray(boxes, np.float32), np.asarray(confs, np.float32),
@@ -287,6 +288,16 @@ class CardDetector:
             return sideways
         return upright + sideways  # foreshortened or turned: all four corners
 
+    def _upright_index_crops(self, image: np.ndarray, quad: np.ndarray) -> list[np.ndarray]:
+        """The reader's crops of the top-left index of the card outlined by ``quad``, warped
+        upright, both ways up (which end is up is not known)."""
+        card = upright_card(image, quad)
+        a, b, c, d = self.INDEX_ON_CARD
+        cw, ch = CARD_SIZE
+        corner = (a * cw, b * ch, c * cw, d * ch)
+        return [crop_square(np.ascontiguousarray(view), corner, self.classifier.size)
+                for view in (card, card[::-1, ::-1])]
+
     def _read_corners(self, image: np.ndarray, faces: np.ndarray
                       ) -> list[tuple[str | None, float]]:
         """Read cards whose index the localiser missed from where their indices must be:
@@ -308,18 +319,11 @@ class CardDetector:
         # a card turned at any angle: find its outline, warp it upright, read both ends
         crops: list[np.ndarray] = []
         crop_owner: list[int] = []
-        a, b, c, d = self.INDEX_ON_CARD
-        cw, ch = CARD_SIZE
-        corner = (a * cw, b * ch, c * cw, d * ch)
         for f, face in enumerate(faces):
             quad = card_quad(image, face)
-            if quad is None:
-                continue
-            card = upright_card(image, quad)
-            for view in (card, card[::-1, ::-1]):
-                crops.append(crop_square(np.ascontiguousarray(view), corner,
-                                         self.classifier.size))
-                crop_owner.append(f)
+            if quad is not None:
+                crops += self._upright_index_crops(image, quad)
+                crop_owner += [f, f]
         if crops:
             codes, confs = self.classifier(crops)
             for f, code, conf in zip(crop_owner, codes, confs, strict=True):
