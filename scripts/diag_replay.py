@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rules import HouseRules
-from scripts.eval_replay import TOL_MS, compare
+from scripts.eval_replay import TOL_MS, compare, feed
 from vision.tracker import Tracker, oracle_observations
 
 
@@ -44,19 +44,10 @@ def run(log: Path, labels: Path) -> tuple[list[dict[str, Any]], Tracker]:
     calls as input."""
     events = [json.loads(x) for x in log.read_text().splitlines()]
     start = events[0]
-    rules = HouseRules.from_dict(start["rules"]) if hasattr(HouseRules, "from_dict") else \
-        HouseRules(**start["rules"])
-    tracker = Tracker(rules, start["seats"])
+    tracker = Tracker(HouseRules.from_dict(start["rules"]), start["seats"])
     calls = [(e["seat"], e["t_ms"]) for e in events if e["type"] == "call"]
     lines = [json.loads(x) for x in labels.read_text().splitlines()]
-    for obs in oracle_observations(lines):
-        while calls and calls[0][1] <= obs.t_ms:
-            tracker.call(*calls.pop(0))
-        tracker.update(obs)
-    for c in calls:
-        tracker.call(*c)
-    tracker.finish()
-    return events, tracker
+    return events, feed(tracker, oracle_observations(lines), calls)
 
 
 def _fmt(e: dict[str, Any]) -> str:

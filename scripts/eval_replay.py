@@ -18,6 +18,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,21 @@ def _match(truth: list[dict[str, Any]], got: list[dict[str, Any]], key: Any) -> 
                 n += 1
                 break
     return n
+
+
+def feed(tracker: Tracker, observations: Iterable[Any], calls: list[tuple[int, float]]
+         ) -> Tracker:
+    """Run ``tracker`` over ``observations``, giving each ``(seat, t_ms)`` call when its
+    time comes, then finish the round."""
+    calls = list(calls)
+    for obs in observations:
+        while calls and calls[0][1] <= obs.t_ms:
+            tracker.call(*calls.pop(0))
+        tracker.update(obs)
+    for c in calls:
+        tracker.call(*c)
+    tracker.finish()
+    return tracker
 
 
 def compare(truth: list[dict[str, Any]], log: list[dict[str, Any]]) -> dict[str, Any]:
@@ -123,13 +139,7 @@ def run_round(i: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     calls = [] if args.no_calls else [(e["seat"], e["t_ms"]) for e in events
                                        if e["type"] == "call"]
     t0 = time.perf_counter()
-    for obs in _observations(args.mode, lines, video, seats, rules):
-        while calls and calls[0][1] <= obs.t_ms:
-            tracker.call(*calls.pop(0))
-        tracker.update(obs)
-    for c in calls:
-        tracker.call(*c)
-    tracker.finish()
+    feed(tracker, _observations(args.mode, lines, video, seats, rules), calls)
     replay_s = time.perf_counter() - t0
     out = compare(events, tracker.log())
     out.update(round=i, seats=seats, preset=preset, mistakes=mistakes,
