@@ -80,9 +80,13 @@ class CardDetector:
                  backs: BackDesigns | None = None, conf: float = 0.3, iou: float = 0.5,
                  overlap: int = 64, min_code_conf: float = 0.3,
                  scale: float | None = None, pass_size: int = 1280,
-                 paper: bool = True) -> None:
+                 paper: bool = True, index_conf: float = 0.08) -> None:
         self.localiser, self.classifier, self.backs = localiser, classifier, backs
         self.conf, self.iou, self.overlap = conf, iou, overlap
+        #: the localiser's threshold for ``index`` boxes: far below :attr:`conf`, since its
+        #: index scores run low (an index strip of a fanned column often scores 0.1–0.3)
+        #: and the reader rejects what is no index (``none``)
+        self.index_conf = index_conf
         self.min_code_conf = min_code_conf
         #: image scale for the localiser: None finds it per image (:meth:`estimate_scale`)
         #: when the whole image is searched; 1.0 for a calibrated table camera
@@ -165,7 +169,10 @@ class CardDetector:
         else:
             work, scale = image, 1.0
         wh, ww = work.shape[:2]
-        dets = self.localiser(work, self.rects(ww, wh, regions), self.conf).with_nms(self.iou)
+        dets = self.localiser(work, self.rects(ww, wh, regions),
+                              min(self.conf, self.index_conf)).with_nms(self.iou)
+        dets = dets[np.where(dets.class_id == INDEX, dets.confidence >= self.index_conf,
+                             dets.confidence >= self.conf)]
         if scale != 1.0:
             dets.xyxy = dets.xyxy / scale
         return dets
@@ -218,6 +225,16 @@ class CardDetector:
         extra = Detections.create(np.asarray(boxes, np.float32), np.asarray(confs, np.float32),
                                   [FACE] * len(boxes), names, [None] * len(boxes))
         return Detections.merge([cards, extra])
+
+    @staticmethod
+    def _same_index(a: np.ndarray, b: np.ndarray) -> bool:
+        """Whether two index boxes are boxes of one index: they overlap by a third or the
+        centre of one lies inside the other."""
+        if box_iou(a[None], b[None])[0, 0] > 0.3:
+            return True
+        ca, cb = (a[:2] + a[2:]) / 2, (b[:2] + b[2:]) / 2
+        return bool((a[:2] <= cb).all() and (cb <= a[2:]).all()
+                    or (b[:2] <= ca).all() and (ca <= b[2:]).all())
 
     @staticmethod
     def _index_owner(index_xyxy: np.ndarray, face_xyxy: np.ndarray) -> np.ndarray:
@@ -364,11 +381,19 @@ class CardDetector:
             boxes.append(faces.xyxy[f])
             confs.append(float(faces.confidence[f] * code_conf[best]))
             names.append(codes[best])
-        # indices without a face box: cards showing only their index strip (fanned rivers)
-        for i in np.nonzero(~used)[0]:
+        # indices without a face box: cards showing only their index strip (fanned rivers);
+        # boxes on one index (the localiser's boxes that NMS kept apart) are one card, the
+        # surest read
+        lone = [int(i) for i in np.nonzero(~used)[0]]
+        lone.sort(key=lambda i: -float(idx.confidence[i] * code_conf[i]))
+        taken: list[int] = []
+        for i in lone:
             if any(codes[i] == n and box_iou(idx.xyxy[i:i + 1], np.asarray(b)[None])[0, 0] > 0
                    for n, b in zip(names, boxes, strict=False)):
                 continue
+            if any(self._same_index(idx.xyxy[i], idx.xyxy[j]) for j in taken):
+                continue
+            taken.append(i)
             boxes.append(idx.xyxy[i])
             confs.append(float(idx.confidence[i] * code_conf[i]))
             names.append(codes[i])

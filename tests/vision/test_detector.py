@@ -231,3 +231,64 @@ def test_nertz_detect_reads_a_rendered_table_and_reports_a_broken_file(card_cach
     wrong = sum(reported.values()) - right
     assert wrong <= 0.25 * sum(reported.values()), (truth, reported)
     assert any(c["code"] == "back" for c in out["cards"])
+
+
+class _FixedLocaliser(_NoLocaliser):
+    """A localiser that returns given boxes, keeping those at or above the asked threshold."""
+
+    names = ["index", "face", "back"]
+
+    def __init__(self, dets: Detections) -> None:
+        self.dets = dets
+
+    def __call__(self, image, rects, conf=0.25):
+        return self.dets[self.dets.confidence >= conf]
+
+
+def test_index_boxes_have_their_own_lower_threshold():
+    boxes = np.array([[10, 10, 20, 30], [100, 100, 150, 170], [200, 10, 210, 30],
+                      [300, 100, 350, 170]], np.float32)
+    dets = Detections.create(boxes, np.array([0.12, 0.12, 0.05, 0.5]),
+                             [INDEX, FACE, INDEX, BACK])
+    detector = CardDetector(_FixedLocaliser(dets), classifier=None, scale=1.0, conf=0.3,
+                            index_conf=0.1)
+    raw = detector.raw(np.zeros((400, 400, 3), np.uint8))
+    # the weak index box stays for the reader to judge; a face box as weak does not
+    assert sorted(raw.class_id.tolist()) == [INDEX, BACK]
+    assert raw.xyxy[raw.class_id == INDEX][0].tolist() == [10, 10, 20, 30]
+    detector.index_conf = 0.3
+    assert detector.raw(np.zeros((400, 400, 3), np.uint8)).class_id.tolist() == [BACK]
+
+
+def test_boxes_of_one_index_are_one_card():
+    same = CardDetector._same_index
+    a = np.array([100, 100, 110, 120], np.float32)
+    assert same(a, a + np.array([1, 1, 1, 1], np.float32))  # overlapping boxes
+    assert same(a, np.array([104, 108, 130, 140], np.float32))  # a loose box around it
+    assert not same(a, a + np.array([0, 22, 0, 22], np.float32))  # the next card's index
+    assert not same(a, a + np.array([12, 0, 12, 0], np.float32))
+
+
+class _ListReader:
+    """A reader that reads the given codes, one per box, in order."""
+
+    names = ["AS", "KH", "none"]
+
+    def __init__(self, codes, confs):
+        self.codes, self.confs = list(codes), np.asarray(confs, np.float32)
+
+    def read_boxes(self, image, boxes, turns=None):
+        return self.codes[:len(boxes)], self.confs[:len(boxes)]
+
+
+def test_two_boxes_on_one_lone_index_report_one_card():
+    box = np.array([100, 100, 110, 120], np.float32)
+    far = box + np.array([0, 40, 0, 40], np.float32)
+    dets = Detections.create(np.stack([box, box + 2, far]), np.array([0.5, 0.9, 0.6]),
+                             [INDEX, INDEX, INDEX])
+    # the two boxes on one index read differently: the surer read (0.9 × 0.8) is the card
+    reader = _ListReader(["AS", "KH", "AS"], [0.9, 0.8, 0.9])
+    cards = CardDetector(_NoLocaliser(), reader, min_code_conf=0.0).group(
+        np.zeros((300, 300, 3), np.uint8), dets)
+    assert sorted(cards.code.tolist()) == ["AS", "KH"]
+    assert any((b == far).all() for b in cards.xyxy)
