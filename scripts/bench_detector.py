@@ -74,6 +74,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--compare-index-conf", type=float, default=None,
+                        help="also time full frames with this localiser threshold for index "
+                        "boxes (the first model cards: 0.3)")
     args = parser.parse_args(argv)
     detector = CardDetector.load(args.models, threads=args.threads)
     detector.scale = 1.0  # a table camera's frame: no scale search
@@ -84,6 +87,12 @@ def main(argv: list[str] | None = None) -> None:
         return [t for i in range(len(images)) for t in timed(lambda i=i: fn(i), args.repeat)]
 
     rows.append(("full frame (CardDetector)", each(lambda i: detector(images[i]))))
+    if args.compare_index_conf is not None:
+        default = detector.index_conf
+        detector.index_conf = args.compare_index_conf
+        rows.append((f"full frame, index boxes from score {args.compare_index_conf:g}",
+                     each(lambda i: detector(images[i]))))
+        detector.index_conf = default
     rows.append(("full frame, localiser only", each(lambda i: detector.raw(images[i]))))
     rows.append(("one pile region 160x200 (CardDetector)",
                  each(lambda i: detector(images[i], regions=[regions[i]]))))

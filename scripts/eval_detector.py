@@ -51,9 +51,46 @@ def _iou(a: np.ndarray, b: np.ndarray) -> float:
 # ------------------------------------------------------------------------ renders
 
 
+def _eligible_indices(card: dict) -> list[np.ndarray]:
+    return [np.asarray(i["box"], np.float32) for i in card.get("indices", [])
+            if i["visible"] >= 0.6]
+
+
+def match_reports(cards: list[dict], dets, faces: list[int], match: str = "box"
+                  ) -> dict[int, int]:
+    """One report per card (card number → report number, one to one). A report can be a
+    card's when its box holds the centre of one of the card's eligible indices. ``box``:
+    pairs taken in order of how well the report's box fits the card (IoU with the card's
+    visible box or with one of its index boxes), so a neighbour's report that happens to
+    hold the index does not take the card's own; ``confidence`` (the first figures): each
+    card in turn takes the surest report left that holds its index."""
+    pairs = []
+    for k, card in enumerate(cards):
+        idx = _eligible_indices(card)
+        centres = [(b[:2] + b[2:]) / 2 for b in idx]
+        visible = np.asarray(card["visible_box"], np.float32)
+        for i in faces:
+            if any(_inside(c, dets.xyxy[i]) for c in centres):
+                fit = max([_iou(dets.xyxy[i], visible)] + [_iou(dets.xyxy[i], b) for b in idx])
+                pairs.append((fit if match == "box" else 0.0, k, i))
+    out: dict[int, int] = {}
+    if match == "box":
+        pairs.sort(key=lambda p: -p[0])
+        for _fit, k, i in pairs:
+            if k not in out and i not in out.values():
+                out[k] = i
+        return out
+    for k in range(len(cards)):
+        hits = [i for _f, kk, i in pairs if kk == k and i not in out.values()]
+        if hits:
+            out[k] = max(hits, key=lambda i: dets.confidence[i])
+    return out
+
+
 def eval_renders(detector: CardDetector, size: tuple[int, int], stills: int, seed: int,
-                 failures: list) -> dict[str, float]:
-    """Scores on ``stills`` held-out stills of ``size``."""
+                 failures: list, match: str = "box") -> dict[str, float]:
+    """Scores on ``stills`` held-out stills of ``size`` (``match``: see
+    :func:`match_reports`)."""
     from vision.render.scene import random_table, render_still
 
     rng = random.Random(seed)
@@ -68,7 +105,7 @@ def eval_renders(detector: CardDetector, size: tuple[int, int], stills: int, see
         dets = detector(scene.image)
         seconds += time.perf_counter() - t0
         faces = [i for i in range(len(dets)) if dets.class_id[i] != BACK]
-        claimed: set[int] = set()
+        cards = []
         for card in scene.cards:
             if card["code"] == "back":
                 if card.get("visible", 0) >= 0.5:
@@ -84,14 +121,11 @@ def eval_renders(detector: CardDetector, size: tuple[int, int], stills: int, see
                 continue
             eligible += 1
             heights += [max(b[2] - b[0], b[3] - b[1]) for b in idx]
-            centres = [(b[:2] + b[2:]) / 2 for b in idx]
-            hits = [i for i in faces
-                    if any(_inside(c, dets.xyxy[i]) for c in centres)
-                    and i not in claimed]
-            if not hits:
-                continue
-            best = max(hits, key=lambda i: dets.confidence[i])
-            claimed.add(best)
+            cards.append(card)
+        matched = match_reports(cards, dets, faces, match)
+        claimed = set(matched.values())
+        for k, best in matched.items():
+            card = cards[k]
             found += 1
             if dets.code[best] == card["code"]:
                 right += 1
@@ -236,6 +270,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-backs", action="store_true", help="skip the back-design run")
     parser.add_argument("--no-renders", action="store_true")
     parser.add_argument("--failures", type=Path, default=Path("detector_failures.png"))
+    parser.add_argument("--match", choices=("box", "confidence"), default="box",
+                        help="how reports are matched to rendered cards (see match_reports); "
+                        "'confidence' gives the figures of the first model cards")
     args = parser.parse_args(argv)
     detector = CardDetector.load(args.models)
     failures: list = []
@@ -245,7 +282,8 @@ def main(argv: list[str] | None = None) -> None:
             print("held-out renders (test decks):")
             for size in args.sizes.split(","):
                 w, h = (int(v) for v in size.lower().split("x"))
-                s = eval_renders(detector, (w, h), args.stills, args.seed, failures)
+                s = eval_renders(detector, (w, h), args.stills, args.seed, failures,
+                                 args.match)
                 print(f"  {w}x{h}: face recall {s['recall']:.3f}, identification "
                       f"{s['ident']:.3f} ({s['cards']} cards, index {s['index_px']:.1f} px "
                       f"tall), false/frame {s['false_per_frame']:.1f}, back recall "

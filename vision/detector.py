@@ -226,21 +226,72 @@ class CardDetector:
                                   [FACE] * len(boxes), names, [None] * len(boxes))
         return Detections.merge([cards, extra])
 
-    @staticmethod
-    def _same_index(a: np.ndarray, b: np.ndarray) -> bool:
-        """Whether two index boxes are boxes of one index: they overlap by a third or the
-        centre of one lies inside the other."""
-        if box_iou(a[None], b[None])[0, 0] > 0.3:
-            return True
-        ca, cb = (a[:2] + a[2:]) / 2, (b[:2] + b[2:]) / 2
-        return bool((a[:2] <= cb).all() and (cb <= a[2:]).all()
-                    or (b[:2] <= ca).all() and (ca <= b[2:]).all())
+    @classmethod
+    def _one_box_per_index(cls, idx: Detections, iou: float = 0.4) -> Detections:
+        """The localiser's surest box of each index: weaker boxes that NMS kept beside a
+        surer one on the same index (IoU above ``iou``) are not read."""
+        if len(idx) < 2:
+            return idx
+        order = np.argsort(-idx.confidence, kind="stable")
+        overlap = box_iou(idx.xyxy[order], idx.xyxy[order]) > iou
+        keep = np.ones(len(order), bool)
+        for k in range(len(order)):
+            if keep[k]:
+                keep[k + 1:] &= ~overlap[k, k + 1:]
+        return idx[np.sort(order[keep])]
 
     @staticmethod
-    def _index_owner(index_xyxy: np.ndarray, face_xyxy: np.ndarray) -> np.ndarray:
-        """For each index, the face box it belongs to (or -1): indices sit in a corner of
-        their card, so among the boxes holding the index's centre, the one with a corner
-        nearest to it (within 40 % of its diagonal)."""
+    def same_index(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """(A, B) whether boxes of ``a`` and ``b`` are boxes of one index: they overlap by
+        a third or the centre of one lies inside the other."""
+        a, b = np.asarray(a, np.float32).reshape(-1, 4), np.asarray(b, np.float32).reshape(-1, 4)
+        ca, cb = (a[:, :2] + a[:, 2:]) / 2, (b[:, :2] + b[:, 2:]) / 2
+        b_in_a = ((a[:, None, :2] <= cb[None]) & (cb[None] <= a[:, None, 2:])).all(axis=2)
+        a_in_b = ((b[None, :, :2] <= ca[:, None]) & (ca[:, None] <= b[None, :, 2:])).all(axis=2)
+        return (box_iou(a, b) > 0.3) | b_in_a | a_in_b
+
+    #: long side / short side of a card (a poker card: 88 / 63 mm), and the spread allowed
+    #: for other decks and for perspective
+    CARD_RATIOS = (1.3, 1.4, 1.5)
+    _ANGLES = np.radians(np.arange(0, 180, 5))
+
+    @classmethod
+    def own_index_spots(cls, face: np.ndarray) -> np.ndarray:
+        """(K, 2) points where the centre of an index of the card in ``face`` (an upright
+        box x1, y1, x2, y2) can be: for each angle the card may lie at that gives a box of
+        this shape (every 5°, cards of :data:`CARD_RATIOS`), the centres of the index
+        corners of :attr:`INDEX_ON_CARD` at both ends. Empty for a box no whole card fits
+        (a card partly hidden)."""
+        x1, y1, x2, y2 = (float(v) for v in face)
+        w, h = max(x2 - x1, 1.0), max(y2 - y1, 1.0)
+        a, b, c, d = cls.INDEX_ON_CARD
+        u, v = 0.5 - (a + c) / 2, 0.5 - (b + d) / 2  # index centre from the card's centre
+        cos, sin = np.cos(cls._ANGLES), np.sin(cls._ANGLES)
+        spots = []
+        for ratio in cls.CARD_RATIOS:
+            bw = np.abs(cos) + ratio * np.abs(sin)  # the box of a card 1 × ratio
+            bh = np.abs(sin) + ratio * np.abs(cos)
+            fits = np.abs(np.log(bw / bh * h / w)) <= 0.1
+            if not fits.any():
+                continue
+            side = w / bw[fits]  # the card's short side in pixels
+            px, py = u * side, v * ratio * side  # the index centre, card turned by 0
+            ct, st = cos[fits], sin[fits]
+            dx, dy = px * ct - py * st, px * st + py * ct
+            spots.append(np.stack([dx, dy], axis=1))
+            spots.append(-spots[-1])  # the other end
+        if not spots:
+            return np.zeros((0, 2))
+        return np.concatenate(spots) + [(x1 + x2) / 2, (y1 + y2) / 2]
+
+    @classmethod
+    def _index_owner(cls, index_xyxy: np.ndarray, face_xyxy: np.ndarray) -> np.ndarray:
+        """For each index, the face box it belongs to (or -1): among the boxes holding the
+        index's centre, the one where it lies nearest to a spot of that card's index at
+        some angle the box allows (:meth:`own_index_spots`; within 22 % of the card's short
+        side) — not the index of a card beside or under it that the box happens to hold;
+        for a box no whole card fits, nearest to one of its corners (within 40 % of its
+        diagonal)."""
         owner = np.full(len(index_xyxy), -1, np.int64)
         if not len(index_xyxy) or not len(face_xyxy):
             return owner
@@ -248,13 +299,23 @@ class CardDetector:
         f = face_xyxy  # (F, 4)
         inside = ((c[:, None, 0] >= f[None, :, 0]) & (c[:, None, 0] <= f[None, :, 2])
                   & (c[:, None, 1] >= f[None, :, 1]) & (c[:, None, 1] <= f[None, :, 3]))
-        cx, cy = c[:, None, 0], c[:, None, 1]
-        dx = np.minimum(np.abs(cx - f[None, :, 0]), np.abs(cx - f[None, :, 2]))
-        dy = np.minimum(np.abs(cy - f[None, :, 1]), np.abs(cy - f[None, :, 3]))
-        diag = np.hypot(f[:, 2] - f[:, 0], f[:, 3] - f[:, 1])[None, :]
-        dist = np.where(inside, np.hypot(dx, dy) / np.maximum(diag, 1e-6), np.inf)
+        # how far from where its own index would be, 1 = the limit
+        dist = np.full(inside.shape, np.inf)
+        for k in np.nonzero(inside.any(axis=0))[0]:
+            rows = np.nonzero(inside[:, k])[0]
+            face = f[k]
+            spots = cls.own_index_spots(face)
+            if len(spots):
+                short = max(1.0, float(min(face[2] - face[0], face[3] - face[1])))
+                near = np.linalg.norm(c[rows, None] - spots[None], axis=2).min(axis=1)
+                dist[rows, k] = near / (0.22 * short)
+            else:
+                dx = np.minimum(np.abs(c[rows, 0] - face[0]), np.abs(c[rows, 0] - face[2]))
+                dy = np.minimum(np.abs(c[rows, 1] - face[1]), np.abs(c[rows, 1] - face[3]))
+                diag = max(1e-6, float(np.hypot(face[2] - face[0], face[3] - face[1])))
+                dist[rows, k] = np.hypot(dx, dy) / (0.4 * diag)
         best = dist.argmin(axis=1)
-        ok = dist[np.arange(len(c)), best] < 0.4
+        ok = dist[np.arange(len(c)), best] < 1.0
         owner[ok] = best[ok]
         return owner
 
@@ -350,7 +411,7 @@ class CardDetector:
 
     def group(self, image: np.ndarray, dets: Detections) -> Detections:
         """Read the indices and report each physical card once."""
-        idx = dets[dets.class_id == INDEX]
+        idx = self._one_box_per_index(dets[dets.class_id == INDEX])
         faces = dets[dets.class_id == FACE]
         backs = dets[dets.class_id == BACK]
         turns = self._index_turns(idx.xyxy, faces.xyxy)
@@ -391,7 +452,7 @@ class CardDetector:
             if any(codes[i] == n and box_iou(idx.xyxy[i:i + 1], np.asarray(b)[None])[0, 0] > 0
                    for n, b in zip(names, boxes, strict=False)):
                 continue
-            if any(self._same_index(idx.xyxy[i], idx.xyxy[j]) for j in taken):
+            if taken and self.same_index(idx.xyxy[i], idx.xyxy[taken]).any():
                 continue
             taken.append(i)
             boxes.append(idx.xyxy[i])

@@ -84,17 +84,21 @@ def test_a_model_of_any_input_size_sees_a_frame_in_one_pass():
 
 
 def test_index_turn_follows_the_corner_of_its_card():
-    face = np.array([[100, 100, 160, 190]], np.float32)
+    face = np.array([[100, 100, 160, 190], [400, 100, 490, 160]], np.float32)
     index = np.array([
         [102, 102, 110, 120],  # tall, top left: upright
         [150, 170, 158, 188],  # tall, bottom right: upside down
-        [140, 102, 158, 110],  # wide, top right: turned clockwise, needs a quarter turn back
-        [102, 180, 120, 188],  # wide, bottom left
+        [470, 102, 488, 110],  # wide, top right of a card lying sideways: turned
+        # clockwise, needs a quarter turn back
+        [402, 150, 420, 158],  # wide, bottom left
         [300, 300, 308, 318],  # on no card: try the shape's candidates
         [102, 102, 112, 112],  # square (a card near 45°): try all four
     ], np.float32)
     turns = CardDetector._index_turns(index, face)
     assert turns == [(0,), (2,), (1,), (3,), None, None]
+    # the index of a card beside it in a corner where this card has none: not its own
+    assert CardDetector._index_owner(np.array([[142, 102, 158, 118]], np.float32),
+                                     face[:1]).tolist() == [-1]
 
 
 def test_candidate_turns_come_from_the_box_shape():
@@ -261,7 +265,9 @@ def test_index_boxes_have_their_own_lower_threshold():
 
 
 def test_boxes_of_one_index_are_one_card():
-    same = CardDetector._same_index
+    def same(a, b):
+        return bool(CardDetector.same_index(a, b)[0, 0])
+
     a = np.array([100, 100, 110, 120], np.float32)
     assert same(a, a + np.array([1, 1, 1, 1], np.float32))  # overlapping boxes
     assert same(a, np.array([104, 108, 130, 140], np.float32))  # a loose box around it
