@@ -73,6 +73,9 @@ class CardDetector:
     #: the long side of a card, in pixels, that the localiser was trained on (median of
     #: its training tiles; they range from about 27 to 66)
     CARD_PX = 48.0
+    #: the long side that cards smaller than :data:`CARD_PX` are enlarged to: the index
+    #: class is found and read better on cards a little larger than the median
+    SMALL_CARD_PX = 56.0
     #: long sides (px) of the shrunk copies :meth:`estimate_scale` looks at
     SCALE_LEVELS = (640, 320, 160)
 
@@ -127,8 +130,9 @@ class CardDetector:
     def estimate_scale(self, image: np.ndarray) -> float:
         """The resize that brings this photo's cards to the size the localiser knows: look
         at the image shrunk to each of :data:`SCALE_LEVELS`, take the level whose three surest
-        cards or backs are surest, and scale their median long side to
-        :data:`CARD_PX`. 1.0 when nothing is found or the cards already fit."""
+        cards or backs are surest; cards smaller than :data:`CARD_PX` are enlarged to
+        :data:`SMALL_CARD_PX` (at most 1.5×), cards over twice :data:`CARD_PX` shrunk to it.
+        1.0 when nothing is found or the cards already fit."""
         h, w = image.shape[:2]
         best: tuple[float, float] = (0.0, 1.0)  # (score, scale)
         for side in self.SCALE_LEVELS:
@@ -148,8 +152,13 @@ class CardDetector:
             score = float(np.sort(cards.confidence)[-3:].mean())
             if score > best[0]:
                 best = (score, self.CARD_PX * r / float(np.median(sides)))
-        scale = float(np.clip(best[1], 0.05, 1.5))
-        return 1.0 if abs(scale - 1.0) < 0.2 else scale
+        scale = best[1]
+        if scale > 1.0:  # small cards: enlarged a little past the median, for their indices
+            scale = min(1.5, scale * self.SMALL_CARD_PX / self.CARD_PX)
+            return scale if scale >= 1.1 else 1.0
+        # large cards: shrunk only when they are far larger than the localiser knows (a
+        # shrunk index is harder to find and read)
+        return 1.0 if scale >= 0.5 else max(0.05, scale)
 
     def raw(self, image: np.ndarray, regions: Sequence[Region] | None = None,
             scale: float | None = None) -> Detections:

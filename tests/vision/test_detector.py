@@ -298,3 +298,32 @@ def test_two_boxes_on_one_lone_index_report_one_card():
         np.zeros((300, 300, 3), np.uint8), dets)
     assert sorted(cards.code.tolist()) == ["AS", "KH"]
     assert any((b == far).all() for b in cards.xyxy)
+
+
+class _CardsOfSize(_NoLocaliser):
+    """A localiser that sees three confident faces whose long side is a fixed share of the
+    image's long side, at any scale."""
+
+    names = ["index", "face", "back"]
+
+    def __init__(self, share: float) -> None:
+        self.share = share
+
+    def __call__(self, image, rects, conf=0.25):
+        side = self.share * max(image.shape[:2])
+        boxes = [[10 + 3 * side * k, 10, 10 + 3 * side * k + 0.7 * side, 10 + side]
+                 for k in range(3)]
+        return Detections.create(np.array(boxes), np.full(3, 0.9), [FACE] * 3)
+
+
+@pytest.mark.parametrize(("card_px", "expected"), [
+    (64.0, 1.0),  # a little larger than the localiser's median: not shrunk
+    (48.0, 1.0),
+    (40.0, 56 / 40),  # small: enlarged past the median, for the indices
+    (30.0, 1.5),  # at most 1.5×
+    (240.0, 0.2),  # a photo's large cards: shrunk to the median
+])
+def test_the_scale_favours_cards_a_little_larger_than_the_median(card_px, expected):
+    detector = CardDetector(_CardsOfSize(card_px / 1280), classifier=None)
+    scale = detector.estimate_scale(np.zeros((720, 1280, 3), np.uint8))
+    assert scale == pytest.approx(expected, rel=0.02)
