@@ -67,7 +67,8 @@ class Observation:
     place (in a hand, in flight); ``hands`` the boxes of hands and arms. ``camera`` says
     why the table was not found (``"ok"``, ``"no_table"``, ``"moved"``: the camera moved
     and no markers are in view to follow it); ``alerts`` are one-line notices of the
-    table model (a back of another seat's design in a seat's area, …)."""
+    table model (a back of another seat's design in a seat's area, …); ``hand_seats`` is
+    parallel to ``hands``: the seat each arm reaches in from, or None when unknown."""
 
     frame: int
     t_ms: float
@@ -77,6 +78,7 @@ class Observation:
     table_found: bool = True
     camera: str = "ok"
     alerts: list[str] = field(default_factory=list)
+    hand_seats: list[int | None] = field(default_factory=list)
 
     def __getitem__(self, place: str) -> PlaceView:
         return self.places.get(place) or PlaceView(place)
@@ -113,6 +115,7 @@ def observation_from_labels(labels: Mapping[str, Any], min_index_visible: float 
     one of its cards' boxes under a hand box.
     """
     hands: list[Box] = [tuple(h["box"]) for h in labels.get("hands", [])]  # type: ignore[misc]
+    hand_seats: list[int | None] = [h.get("seat") for h in labels.get("hands", [])]
     places: dict[str, PlaceView] = {}
     loose: list[SeenCard] = []
     boxes: dict[str, list[Box]] = {}
@@ -137,4 +140,4 @@ def observation_from_labels(labels: Mapping[str, Any], min_index_visible: float 
     for place, view in places.items():
         view.covered = max((_overlap(b, h) for b in boxes[place] for h in hands), default=0.0)
     return Observation(int(labels.get("frame", 0)), float(labels.get("t_ms", 0.0)), places,
-                       hands, loose)
+                       hands, loose, hand_seats=hand_seats)

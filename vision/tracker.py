@@ -70,6 +70,8 @@ class _PlaceState:
     covered: bool = False
     last_frame: int = -1
     box: tuple[float, float, float, float] | None = None  # where its cards were last seen
+    hands: list[tuple[float, int]] = field(default_factory=list)  # (t, seat) of arms over it
+    first: dict[str, float] = field(default_factory=dict)  # tops glimpsed since the commit
 
 
 @dataclass
@@ -380,6 +382,8 @@ class Tracker:
         changed = False
         names = set(obs.places) | set(self.states)
         movers = list(obs.hands) + [c.box for c in obs.loose]
+        arms = [(b, s) for b, s in zip(obs.hands, obs.hand_seats, strict=False)
+                if s is not None]
         self._loose = list(obs.loose)
         for name in names:
             try:
@@ -398,6 +402,12 @@ class Tracker:
             if not covered and st.box is not None and any(
                     _overlap(st.box, b) > self.cover_limit for b in movers):
                 covered = True  # a card in flight or a hand over the place's last cards
+            if st.box is not None:
+                for b, s in arms:
+                    if _overlap(st.box, b) > self.cover_limit:
+                        st.hands.append((float(obs.t_ms), s))
+                if st.hands and st.hands[0][0] < obs.t_ms - self.pool_window_ms:
+                    st.hands = [h for h in st.hands if h[0] >= obs.t_ms - self.pool_window_ms]
             top = codes[-1] if codes else None
             if place.seat is not None:  # where each free card was last seen
                 for c in codes[-1:] if place.kind == "waste" else codes:
@@ -405,6 +415,8 @@ class Tracker:
                     self.seen_last[(place.seat, c)] = (name, float(obs.t_ms))
             if top != st.top:
                 st.top, st.top_frame, st.top_t = top, obs.frame, float(obs.t_ms)
+            if top is not None:
+                st.first.setdefault(top, float(obs.t_ms))
             st.covered = covered or not usable
             st.last_frame = obs.frame
             if st.covered:
@@ -417,9 +429,15 @@ class Tracker:
             if (st.cand_n >= self.min_frames and obs.t_ms - st.cand_t >= self.min_ms
                     and st.cand != st.stable):
                 fresh_top = top is not None and st.top_t > st.stable_t
+                first = st.first.get(top, st.top_t) if top is not None else st.top_t
+                if first < st.top_t - 1000:
+                    first = st.top_t  # an old glimpse, not this arrival
                 st.stable, st.stable_frame = st.cand, obs.frame
-                # timed by the first frame the new top showed (a slide under keeps the top)
-                st.stable_t = min(st.top_t, st.cand_t) if fresh_top else st.cand_t
+                # timed by the first frame the new top showed, even under a hand (a slide
+                # under keeps the top)
+                st.stable_t = min(st.top_t, st.cand_t, max(first, st.stable_t)) \
+                    if fresh_top else st.cand_t
+                st.first = {}
                 changed = True
         return changed
 
@@ -462,7 +480,8 @@ class Tracker:
     def _reconcile(self, final: bool = False) -> None:
         self._pass = []
         for _ in range(64):
-            if not (self._arrivals(final) or self._reveals() or self._stock_waste(final)):
+            if not (self._arrivals(final) or self._reveals() or self._stock_waste(final)
+                    or self._hidden_stacks(final)):
                 break
 
     def _free_spots(self, code: str, dest: str) -> list[tuple[str, int, int, bool]]:
@@ -603,10 +622,11 @@ class Tracker:
             cands = spots + pool
             if not cands:
                 continue
-            ranked = sorted(cands, key=lambda s: self._rank(s, code, st.stable_t, s in pool),
+            ranked = sorted(cands, key=lambda s: self._rank(s, code, st.stable_t, s in pool,
+                                                            st),
                             reverse=True)
             best = ranked[0]
-            score = self._rank(best, code, st.stable_t, best in pool)[3]
+            score = self._rank(best, code, st.stable_t, best in pool)[-1]
             if best in pool and score == 2:
                 score = 3  # seen on the waste, and gone from it
             waited = self.t_ms - st.stable_t
@@ -640,22 +660,127 @@ class Tracker:
                         continue  # a card that left with it may still land elsewhere
                     self._infer_missing(seat, code, j, t, evidence)
                     self._orphans_under(j, code, src, t, evidence, True, commit=True)
-                action = Move(seat, code, src, dst, n, under=under)
+                if n == 1:
+                    src = self._via_column(seat, code, src, dest, t, evidence)
+                mover = self._mover(seat, src, code, t)
+                if mover != seat:
+                    evidence["arm_of"] = f"seat{mover}"
+                action = Move(mover, code, src, dst, n, under=under)
             if self._commit(action, t, st.stable_frame, frames=frames, evidence=evidence):
                 if kind == "lake" and dest not in self.lake_map:
                     self.lake_map[dest] = int(action.dst.split(":")[1])  # type: ignore[union-attr]
                 return True
         return False
 
+    def _hidden_stacks(self, final: bool) -> bool:
+        """A card gone from its layout that turns up nowhere, while a lake pile shows the
+        same code on top (the engine's card of another deck, or the same move seen once):
+        it was laid on that identical card, which hides it (a lost race for the pile). The
+        pile is the one the seat's arm reached, or the only one showing that code."""
+        table = self.table
+        assert table is not None
+        tops: dict[str, list[str]] = {}
+        for name, st in self.states.items():
+            j = self.lake_map.get(name)
+            if not name.startswith("lake:") or not st.stable or st.covered or j is None \
+                    or j >= len(table.lake):
+                continue
+            pls = table.lake[j].placements
+            if pls and pls[-1].card.code == st.stable[-1]:
+                tops.setdefault(st.stable[-1], []).append(name)
+        if not tops:
+            return False
+        for seat in range(self.seats):
+            layout = table.layouts[seat]
+            free = [(f"seat{seat}:nertz", layout.nertz[-1].code)] if layout.nertz else []
+            if layout.waste:
+                free.append((f"seat{seat}:waste", layout.waste[-1].code))
+            free += [(f"seat{seat}:river{i}", col[-1].code)
+                     for i, col in enumerate(layout.river) if col]
+            for place, code in free:
+                st = self.states.get(place)
+                left = self.seen_at.get((place, code))
+                if code not in tops or st is None or st.stable is None or st.covered or \
+                        left is None or self._departed(place, code) != 3 or \
+                        not (final or self.t_ms - st.stable_t >= self.wait_ms):
+                    continue
+                last = self.seen_last.get((seat, code))
+                if last is not None and last[0] != place and last[1] > left:
+                    continue  # it shows elsewhere in the layout
+                piles = tops[code]
+                armed = [p for p in piles if any(s == seat and ht >= left - 200
+                                                 for ht, s in self.states[p].hands)]
+                pick = armed[0] if len(armed) == 1 else piles[0] if len(piles) == 1 else None
+                if pick is None:
+                    continue
+                j = self.lake_map[pick]
+                if self._commit(Move(seat, code, place, f"lake:{j}"), st.stable_t,
+                                st.stable_frame, inferred=True,
+                                evidence={"why": f"{code} left {place}, turned up nowhere, "
+                                                 f"and {pick} shows an identical {code}",
+                                          "arm": bool(armed)}):
+                    return True
+        return False
+
+    def _mover(self, owner: int, src: str, code: str, t: float) -> int:
+        """Who took a card from ``owner``'s layout: the owner, unless only another seat's
+        arm was over the source place between the card's last sighting there and its
+        landing (a card taken from another seat's layout)."""
+        st = self.states.get(self._obs_place_of(src))
+        if st is None or not src.startswith("seat"):
+            return owner
+        left = self.seen_at.get((self._obs_place_of(src), code), t)
+        seats = {s for ht, s in st.hands if left - 200 <= ht <= t}
+        if owner in seats or len(seats) != 1:
+            return owner
+        prefix = f"seat{owner}:"
+        if any(s == owner and left - 300 <= ht <= t for name, ps in self.states.items()
+               if name.startswith(prefix) for ht, s in ps.hands):
+            return owner  # the owner's arm was in its own layout then: its own move
+        return seats.pop()
+
+    def _via_column(self, seat: int, code: str, src: str, dest: str, t: float,
+                    evidence: dict[str, Any]) -> str:
+        """A card that stopped on one of its seat's river columns on the way (glimpsed
+        there under the hand, gone before the column settled) made two moves: commit the
+        first (marked inferred) and return the column as the second move's source."""
+        if not src.startswith("seat") or self._kind(src) == "river" and src == dest:
+            return src
+        left = self.seen_at.get((self._obs_place_of(src), code))
+        if left is None:
+            return src
+        best: tuple[float, str] | None = None
+        for i in range(self.rules.river_columns):
+            col = f"seat{seat}:river{i}"
+            if col in (src, dest):
+                continue
+            seen = self.seen_at.get((col, code))
+            st = self.states.get(col)
+            if seen is None or not left < seen < t or t - seen > self.orphan_window_ms or \
+                    st is None or st.stable is None or code in st.stable:
+                continue
+            if best is None or seen > best[0]:
+                best = (seen, col)
+        if best is None:
+            return src
+        seen, col = best
+        if not self._commit(Move(seat, code, src, col), seen, self.frame, inferred=True,
+                            evidence={"why": f"{code} glimpsed on {col} between leaving "
+                                             f"{src} and landing on {dest}"}):
+            return src
+        evidence["via"] = col
+        return col
+
     def _tail(self, engine_place: str, code: str) -> tuple[str, ...]:
         """The engine's cards of a layout pile from ``code`` to its top."""
         codes = [c.code for c in self.table.pile(engine_place)]  # type: ignore[union-attr]
         return tuple(codes[codes.index(code):]) if code in codes else ()
 
-    def _rank(self, spot: tuple[str, int, int, bool], code: str, t: float, pooled: bool
-              ) -> tuple[bool, int, float, int]:
-        """How likely a source is: seen holding the card at all, departure evidence, and how
-        recently the card was seen there (before the arrival)."""
+    def _rank(self, spot: tuple[str, int, int, bool], code: str, t: float, pooled: bool,
+              dest: _PlaceState | None = None) -> tuple[bool, int, bool, float, int]:
+        """How likely a source is: seen holding the card at all, departure evidence, the
+        seat's arm over the destination as the card landed, and how recently the card was
+        seen there (before the arrival)."""
         seen = self.seen_at.get((self._obs_place_of(spot[0]), code))
         dep = 3 if spot[0].endswith(":waste") and spot[3] is False and \
             self._waste_gone(spot[2], code) else self._departed(spot[0], code)
@@ -663,7 +788,9 @@ class Tracker:
             dep = 2  # a waste card may only be hidden under a later draw
         if seen is not None and t + 150 < seen <= self.t_ms and not spot[3]:
             dep = 1  # still seen at its place after it landed elsewhere: another deck's
-        return (seen is not None, dep, -abs(t - seen) if seen is not None else 0.0, dep)
+        arm = dest is not None and any(s == spot[2] and t - 600 <= ht < t
+                                       for ht, s in dest.hands)
+        return (seen is not None, dep, arm, -abs(t - seen) if seen is not None else 0.0, dep)
 
     def _waste_gone(self, seat: int, code: str) -> bool:
         st = self.states.get(f"seat{seat}:waste")

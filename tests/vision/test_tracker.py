@@ -248,3 +248,61 @@ def test_two_moves_onto_one_column_before_it_settles_are_both_found():
                                                     "seat0:river3": []})])
     assert _moves(events) == [(0, "QH", "seat0:nertz", "seat0:river0"),
                               (0, "JC", "seat0:river3", "seat0:river0")]
+
+
+def _play(tr: Tracker, script: list[tuple[dict[str, list[str]], int, int | None]]
+          ) -> list[dict]:
+    """Feed ``(places, frames, arm_seat)`` steps with one frame clock; ``arm_seat`` puts
+    that seat's arm over every place."""
+    events, n = [], 0
+    for places, repeat, seat in script:
+        for _ in range(repeat):
+            obs = _obs(n, places)
+            if seat is not None:
+                obs.hands, obs.hand_seats = [BOX], [seat]
+            events += tr.update(obs)
+            n += 1
+    return events
+
+
+def test_card_glimpsed_on_a_column_on_its_way_to_the_lake_made_two_moves():
+    # the nertz Ace lands on a column for one frame, then goes on to the lake
+    tr = Tracker(HouseRules(), 2)
+    events = _play(tr, [(_table({0: "AH", 1: "5D"}), 3, None),
+                        (_table({0: "8C", 1: "5D"}, {"seat0:river3": ["7H", "AH"]}), 1, None),
+                        (_table({0: "8C", 1: "5D"}, {"lake:0": ["AH"]}), 5, None)])
+    moves = [(e["card"], e["from"], e["to"], e.get("inferred", False)) for e in events
+             if e["type"] == "move"]
+    assert moves == [("AH", "seat0:nertz", "seat0:river3", True),
+                     ("AH", "seat0:river3", "lake:0", False)]
+    assert tr.nertz_counts() == [12, 13]
+
+
+def test_card_taken_from_another_seats_layout_is_the_arms_seats_move():
+    start = _table({0: "AH", 1: "5D"})
+    lifted = _table({0: "5C", 1: "5D"})
+    landed = _table({0: "5C", 1: "5D"}, {"lake:0": ["AH"]})
+    tr = Tracker(HouseRules(), 2)
+    events = _play(tr, [(start, 3, None), (lifted, 3, 1), (landed, 6, None)])  # seat 1's arm
+    assert _moves(events) == [(1, "AH", "seat0:nertz", "lake:0")]
+    assert [(f["seat"], f["rule"]) for f in tr.flags()] == [(1, "not_your_card")]
+    # the owner's own arm seen in its layout then: the owner's move
+    tr = Tracker(HouseRules(), 2)
+    events = _play(tr, [(start, 3, None), (lifted, 3, 0), (landed, 6, None)])
+    assert _moves(events) == [(0, "AH", "seat0:nertz", "lake:0")]
+    assert not tr.flags()
+
+
+def test_card_laid_on_an_identical_card_is_found_and_flagged():
+    # both seats play a 2S on the spade pile; the later one is hidden by the first
+    tr = Tracker(HouseRules(), 2)
+    events = _play(tr, [(_table({0: "AS", 1: "2S"}), 3, None),
+                        (_table({0: "2S", 1: "2S"}, {"lake:0": ["AS"]}), 3, None),
+                        (_table({0: "8C", 1: "2S"}, {"lake:0": ["2S"]}), 3, None),
+                        (_table({0: "8C", 1: "6H"}, {"lake:0": ["2S"]}), 30, None)])
+    assert _moves(events) == [(0, "AS", "seat0:nertz", "lake:0"),
+                              (0, "2S", "seat0:nertz", "lake:0"),
+                              (1, "2S", "seat1:nertz", "lake:0")]
+    assert [(f["seat"], f["rule"]) for f in tr.flags()] == [(1, "foundation_rank")]
+    assert tr.table.score().lake_cards == [2, 0]
+    assert tr.nertz_counts() == [11, 12]

@@ -162,3 +162,22 @@ def test_a_whole_round_renders_to_the_logged_end(card_cache, tmp_path, preset, s
     frames = sum(1 for _ in renderer.frames())
     assert frames == math.ceil((events[-1]["t_ms"] + 1000) / 500)
     assert renderer.table.score().scores == events[-1]["scores"]
+
+
+@NEEDS_ARTWORK
+def test_a_card_taken_from_another_seats_layout_is_carried_by_the_movers_arm(
+        card_cache, tmp_path):
+    path = tmp_path / "mistakes.jsonl"
+    events = simulate_round(3, HouseRules(), seed=5, mistakes=0.3)
+    write_log(events, path)
+    taken = [e for e in events if e["type"] == "move" and e["from"].startswith("seat")
+             and int(e["from"][4:].split(":")[0]) != e["seat"]]
+    assert taken, "the simulator made no cross-seat move with this seed"
+    renderer = RoundRenderer(path, _settings(max_seconds=1.0))
+    for e in taken:
+        motion = next(m for m in renderer.motions if m.event is e or m.event == e)
+        assert motion.seat == e["seat"]
+        owner = int(e["from"][4:].split(":")[0])
+        carried = [(a.owner, a.card) for a, _b in motion.cards]
+        assert carried[0] == (owner, e["card"])  # (with what lay on it, as the engine does)
+        assert {o for o, _c in carried} == {owner}

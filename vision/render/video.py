@@ -157,8 +157,14 @@ def build_motions(events: list[dict[str, Any]], table: Table, layout: StableLayo
             motions.append(Motion(seat, action, event, t, t, t, []))
             continue
 
-        def poses(t: Table = table, k: int = seat) -> list[Placed]:
-            return layout.seat(t, k) + layout.lake(t)
+        # the mover's layout and any other seat's the action touches (a card taken from
+        # another seat's layout is carried by the mover's arm)
+        involved = sorted({seat} | {int(p[4:].split(":")[0]) for p in
+                                    (getattr(action, "src", ""), getattr(action, "dst", ""))
+                                    if p.startswith("seat")})
+
+        def poses(t: Table = table, ks: list[int] = involved) -> list[Placed]:
+            return [p for k in ks for p in layout.seat(t, k)] + layout.lake(t)
 
         before = {(p.owner, p.card): p for p in poses()}
         moved: list[tuple[int, str]] = []
@@ -167,8 +173,13 @@ def build_motions(events: list[dict[str, Any]], table: Table, layout: StableLayo
             src = action.src
             pile = table.pile(src)
             n = action.n if isinstance(action, Move) else 1
-            owner_cards = pile[-n:] if src.startswith("seat") else [
-                next(c for c in reversed(pile) if c.code == action.card)]
+            codes = [c.code for c in pile]
+            if src.startswith("seat"):  # the card and all above it, as the engine moves it
+                idx = len(codes) - 1 - codes[::-1].index(action.card) \
+                    if action.card in codes else len(pile) - n
+                owner_cards = pile[idx:]
+            else:
+                owner_cards = [next(c for c in reversed(pile) if c.code == action.card)]
             moved = [(c.owner, c.code) for c in owner_cards]
             dst_place = action.dst
         elif isinstance(action, Draw):
