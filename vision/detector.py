@@ -334,14 +334,22 @@ class CardDetector:
         """The quarter turn that makes each index upright, from where it sits on its card:
         a tall index in the top half of its card is upright (0), in the bottom half upside
         down (2); a wide one in the right half needs a counter-clockwise turn (1), in the
-        left half a clockwise one (3). None (try the candidates) for an index with no card
-        box or a card lying near 45°."""
+        left half a clockwise one (3). An index box near square takes its shape from its
+        card's box (tall or wide), or, with no card of its own, from the nearest card box
+        around it (a pile's cards lie alike): tall 0 or 2, wide 1 or 3. None (try all
+        four) when neither tells."""
         owner = cls._index_owner(index_xyxy, face_xyxy)
         out: list[tuple[int, ...] | None] = []
         for box, f in zip(index_xyxy, owner, strict=True):
             turns = candidate_turns(box)
-            if f < 0 or len(turns) != 2:
+            near = f if f >= 0 else cls._nearest_face(box, face_xyxy)
+            if len(turns) != 2 and near >= 0:
+                turns = candidate_turns(face_xyxy[near], ratio=1.15)
+            if len(turns) != 2:
                 out.append(None)
+                continue
+            if f < 0:
+                out.append(turns)
                 continue
             face = face_xyxy[f]
             cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
@@ -350,6 +358,21 @@ class CardDetector:
             else:
                 out.append((1,) if cx > (face[0] + face[2]) / 2 else (3,))
         return out
+
+    @staticmethod
+    def _nearest_face(box: np.ndarray, face_xyxy: np.ndarray, grow: float = 0.5) -> int:
+        """The card box nearest to ``box``'s centre among those that, grown by ``grow`` of
+        their size each way, hold it; -1 when none does."""
+        if not len(face_xyxy):
+            return -1
+        c = (box[:2] + box[2:]) / 2
+        size = face_xyxy[:, 2:] - face_xyxy[:, :2]
+        lo, hi = face_xyxy[:, :2] - grow * size, face_xyxy[:, 2:] + grow * size
+        holds = ((lo <= c) & (c <= hi)).all(axis=1)
+        if not holds.any():
+            return -1
+        dist = np.linalg.norm((face_xyxy[:, :2] + face_xyxy[:, 2:]) / 2 - c, axis=1)
+        return int(np.where(holds, dist, np.inf).argmin())
 
     #: where the top-left index sits on an upright card, as fractions of its width and
     #: height (x1, y1, x2, y2): generous, since decks differ

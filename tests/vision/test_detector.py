@@ -92,10 +92,12 @@ def test_index_turn_follows_the_corner_of_its_card():
         # clockwise, needs a quarter turn back
         [402, 150, 420, 158],  # wide, bottom left
         [300, 300, 308, 318],  # on no card: try the shape's candidates
-        [102, 102, 112, 112],  # square (a card near 45°): try all four
+        [102, 102, 112, 112],  # square, on a tall card: its card's shape decides
+        [300, 100, 310, 110],  # square, on no card: try all four
+        [412, 165, 422, 175],  # square, just off a wide card (a pile's next card): 1 or 3
     ], np.float32)
     turns = CardDetector._index_turns(index, face)
-    assert turns == [(0,), (2,), (1,), (3,), None, None]
+    assert turns == [(0,), (2,), (1,), (3,), (0, 2), (0,), None, (1, 3)]
     # the index of a card beside it in a corner where this card has none: not its own
     assert CardDetector._index_owner(np.array([[142, 102, 158, 118]], np.float32),
                                      face[:1]).tolist() == [-1]
