@@ -493,13 +493,39 @@ class TableModel:
         return float(mask[y1:y2, x1:x2].mean())
 
     def _hands(self, mask: np.ndarray | None, scale: float) -> list[tuple[float, ...]]:
+        return self._arms(mask, scale)[0]
+
+    def _arms(self, mask: np.ndarray | None, scale: float
+              ) -> tuple[list[tuple[float, ...]], list[int | None]]:
+        """The boxes of the larger moving blobs (hands, arms) and the seat each reaches in
+        from: the seat whose player sits nearest the blob's farthest-out pixels (an arm
+        comes in over its own table edge), or None without a calibrated table."""
         if mask is None:
-            return []
+            return [], []
         mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
-        n, _lab, stats, _c = cv2.connectedComponentsWithStats(mask)
+        n, lab, stats, _c = cv2.connectedComponentsWithStats(mask)
         min_area = 0.004 * mask.size
-        return [tuple(float(v) / scale for v in (x, y, x + w, y + h))
-                for x, y, w, h, a in stats[1:n] if a >= min_area]
+        boxes: list[tuple[float, ...]] = []
+        seats: list[int | None] = []
+        players = None
+        if self.plane is not None and self.seats:
+            players = np.array([s.to_table(np.array([[0.0, SEAT_DEPTH_MM / 2 + 250.0]]))[0]
+                                for s in self.seats])
+        for i in range(1, n):
+            x, y, w, h, a = stats[i]
+            if a < min_area:
+                continue
+            boxes.append(tuple(float(v) / scale for v in (x, y, x + w, y + h)))
+            if players is None:
+                seats.append(None)
+                continue
+            ys, xs = np.nonzero(lab[y:y + h, x:x + w] == i)
+            step = max(1, len(xs) // 400)
+            px = np.column_stack([xs[::step] + x, ys[::step] + y]).astype(np.float64) / scale
+            mm = self.plane.to_mm(px)
+            d = np.linalg.norm(mm[:, None, :] - players[None, :, :], axis=2)  # (P, seats)
+            seats.append(int(self.seats[int(np.argmin(d.min(axis=0)))].index))
+        return boxes, seats
 
     def _spot_box(self, mm: tuple[float, float]) -> tuple[float, float, float, float]:
         assert self.plane is not None
@@ -611,8 +637,9 @@ class TableModel:
             view.covered = max(self._share(mask, b, scale) for b in boxes)
         fresh = [a for a in alerts if a not in self._alerted]
         self._alerted.update(fresh)
-        return Observation(frame, t_ms, places, self._hands(mask, scale), loose, True, "ok",
-                           fresh)
+        arms, arm_seats = self._arms(mask, scale)
+        return Observation(frame, t_ms, places, arms, loose, True, "ok", fresh,
+                           hand_seats=arm_seats)
 
     def _held(self, m: _Mapped, d: float, s: SeatProfile | None, mask: np.ndarray | None,
               scale: float) -> bool:

@@ -343,3 +343,25 @@ def test_a_back_off_the_stock_and_nertz_piles_is_loose(video):
     obs = model.observe(frames[1], drawn, 1, 100.0)
     assert len(obs.loose) == 1 and np.allclose(obs.loose[0].box, box, atol=0.01)
     assert obs["seat0:stock"].codes == ["back"] and "back" not in obs["seat0:waste"].codes
+
+
+def test_arms_are_given_the_seat_they_reach_in_from(video):
+    header, labels, frames = video
+    model = TableModel(_profile(header))
+    right = total = 0
+    for lab, image in zip(labels, frames, strict=False):
+        dets, _truth = label_detections(lab["cards"])
+        obs = model.observe(image, dets, lab["frame"], lab["t_ms"])
+        assert len(obs.hand_seats) == len(obs.hands)
+        for box, seat in zip(obs.hands, obs.hand_seats, strict=True):
+            near = [h for h in lab.get("hands", []) if _iou_any(box, h["box"]) > 0.0]
+            if len(near) == 1:  # one true hand under this blob: its seat is known
+                total += 1
+                right += seat == near[0]["seat"]
+    assert total >= 5 and right / total >= 0.8, (right, total)
+
+
+def _iou_any(a, b) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return max(0.0, w) * max(0.0, h)
