@@ -83,13 +83,18 @@ class CardDetector:
                  backs: BackDesigns | None = None, conf: float = 0.3, iou: float = 0.5,
                  overlap: int = 64, min_code_conf: float = 0.3,
                  scale: float | None = None, pass_size: int = 1280,
-                 paper: bool = True, index_conf: float = 0.08) -> None:
+                 paper: bool = True, index_conf: float = 0.08,
+                 min_lone_conf: float = 0.06) -> None:
         self.localiser, self.classifier, self.backs = localiser, classifier, backs
         self.conf, self.iou, self.overlap = conf, iou, overlap
         #: the localiser's threshold for ``index`` boxes: far below :attr:`conf`, since its
         #: index scores run low (an index strip of a fanned column often scores 0.1–0.3)
         #: and the reader rejects what is no index (``none``)
         self.index_conf = index_conf
+        #: an index with no card box of its own is reported when the localiser's score
+        #: times the reader's is at least this (weaker ones are mostly pips, picture
+        #: details or the bare corner of a fanned card's strip)
+        self.min_lone_conf = min_lone_conf
         self.min_code_conf = min_code_conf
         #: image scale for the localiser: None finds it per image (:meth:`estimate_scale`)
         #: when the whole image is searched; 1.0 for a calibrated table camera
@@ -481,6 +486,8 @@ class CardDetector:
         lone.sort(key=lambda i: -float(idx.confidence[i] * code_conf[i]))
         taken: list[int] = []
         for i in lone:
+            if idx.confidence[i] * code_conf[i] < self.min_lone_conf:
+                break  # sorted: the rest are weaker still
             if any(codes[i] == n and box_iou(idx.xyxy[i:i + 1], np.asarray(b)[None])[0, 0] > 0
                    for n, b in zip(names, boxes, strict=False)):
                 continue

@@ -329,3 +329,14 @@ def test_the_scale_favours_cards_a_little_larger_than_the_median(card_px, expect
     detector = CardDetector(_CardsOfSize(card_px / 1280), classifier=None)
     scale = detector.estimate_scale(np.zeros((720, 1280, 3), np.uint8))
     assert scale == pytest.approx(expected, rel=0.02)
+
+
+def test_a_lone_index_needs_the_localiser_and_the_reader_together_sure_enough():
+    boxes = np.array([[100, 100, 110, 120], [200, 100, 210, 120]], np.float32)
+    dets = Detections.create(boxes, np.array([0.1, 0.1]), [INDEX, INDEX])
+    reader = _ListReader(["AS", "KH"], [0.9, 0.4])  # 0.09 and 0.04
+    detector = CardDetector(_NoLocaliser(), reader, min_code_conf=0.3, min_lone_conf=0.06)
+    cards = detector.group(np.zeros((300, 300, 3), np.uint8), dets)
+    assert cards.code.tolist() == ["AS"]
+    detector.min_lone_conf = 0.0
+    assert sorted(detector.group(np.zeros((300, 300, 3), np.uint8), dets).code) == ["AS", "KH"]
