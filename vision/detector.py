@@ -452,11 +452,13 @@ class CardDetector:
         faces = dets[dets.class_id == FACE]
         backs = dets[dets.class_id == BACK]
         turns = self._index_turns(idx.xyxy, faces.xyxy)
-        codes, code_conf = (self.classifier.read_boxes(image, idx.xyxy, turns) if len(idx)
-                            else ([], []))
+        codes, code_conf, code_probs = (
+            self.classifier.read_boxes_probabilities(image, idx.xyxy, turns) if len(idx)
+            else ([], [], np.zeros((0, len(self.classifier.names)), np.float32)))
         keep = np.array([c != "none" and p >= self.min_code_conf
                          for c, p in zip(codes, code_conf, strict=True)], bool)
         idx = idx[keep] if len(idx) else idx
+        code_probs = code_probs[keep] if len(keep) else code_probs
         codes = [c for c, k in zip(codes, keep, strict=True) if k]
         code_conf = np.asarray(code_conf, np.float32)[keep] if len(keep) else code_conf
         boxes, confs, names = [], [], []
@@ -473,12 +475,20 @@ class CardDetector:
             members = np.nonzero(owner == f)[0]
             if not len(members):
                 continue
-            # both corner indices of one card: one card, read by its surest index
-            best = members[np.argmax(code_conf[members])]
+            # both corner indices of one card: one card, read by its indices together
+            # (the code likeliest in all of them)
             used[members] = True
+            if len(members) == 1:
+                code, conf = codes[members[0]], float(code_conf[members[0]])
+            else:
+                p = code_probs[members].copy()
+                if "none" in self.classifier.names:
+                    p[:, self.classifier.names.index("none")] = 0.0
+                k = int(np.log(p + 1e-4).sum(axis=0).argmax())
+                code, conf = self.classifier.names[k], float(p[:, k].max())
             boxes.append(faces.xyxy[f])
-            confs.append(float(faces.confidence[f] * code_conf[best]))
-            names.append(codes[best])
+            confs.append(float(faces.confidence[f] * conf))
+            names.append(code)
         # indices without a face box: cards showing only their index strip (fanned rivers);
         # boxes on one index (the localiser's boxes that NMS kept apart) are one card, the
         # surest read

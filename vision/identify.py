@@ -92,8 +92,17 @@ class IndexClassifier:
         """Like :meth:`read_boxes`, one box in each of several images."""
         return self._read(images, np.asarray(boxes, np.float32).reshape(-1, 4), turns)
 
+    def read_boxes_probabilities(self, image: np.ndarray, boxes: np.ndarray,
+                                 turns: Sequence[Sequence[int] | None] | None = None
+                                 ) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """Like :meth:`read_boxes`, and the (N, classes) probabilities of each box's read
+        (at its surest turn)."""
+        boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+        return self._read([image] * len(boxes), boxes, turns, with_probabilities=True)
+
     def _read(self, images: Sequence[np.ndarray], boxes: np.ndarray,
-              turns: Sequence[Sequence[int] | None] | None) -> tuple[list[str], np.ndarray]:
+              turns: Sequence[Sequence[int] | None] | None, with_probabilities: bool = False
+              ) -> Any:
         if turns is None:
             turns = [None] * len(boxes)
         crops: list[np.ndarray] = []
@@ -108,6 +117,7 @@ class IndexClassifier:
         confs = np.zeros(len(boxes), np.float32)
         none = self.names.index("none") if "none" in self.names else -1
         owner_arr = np.asarray(owner)
+        chosen = np.zeros((len(boxes), len(self.names)), np.float32)
         for i in range(len(boxes)):
             rows = probs[owner_arr == i]
             cards = rows.copy()
@@ -117,7 +127,8 @@ class IndexClassifier:
             best = int(rows[best_row].argmax())
             codes.append(self.names[best])
             confs[i] = rows[best_row, best]
-        return codes, confs
+            chosen[i] = rows[best_row]
+        return (codes, confs, chosen) if with_probabilities else (codes, confs)
 
 
 def candidate_turns(box: Sequence[float], ratio: float = 1.3) -> tuple[int, ...]:

@@ -288,6 +288,12 @@ class _ListReader:
     def read_boxes(self, image, boxes, turns=None):
         return self.codes[:len(boxes)], self.confs[:len(boxes)]
 
+    def read_boxes_probabilities(self, image, boxes, turns=None):
+        probs = np.zeros((len(boxes), len(self.names)), np.float32)
+        for i in range(len(boxes)):
+            probs[i, self.names.index(self.codes[i])] = self.confs[i]
+        return self.codes[:len(boxes)], self.confs[:len(boxes)], probs
+
 
 def test_two_boxes_on_one_lone_index_report_one_card():
     box = np.array([100, 100, 110, 120], np.float32)
@@ -340,3 +346,29 @@ def test_a_lone_index_needs_the_localiser_and_the_reader_together_sure_enough():
     assert cards.code.tolist() == ["AS"]
     detector.min_lone_conf = 0.0
     assert sorted(detector.group(np.zeros((300, 300, 3), np.uint8), dets).code) == ["AS", "KH"]
+
+
+class _RowsReader:
+    """A reader whose probabilities for the boxes are given, in order."""
+
+    names = ["AS", "KH", "none"]
+
+    def __init__(self, rows):
+        self.rows = np.asarray(rows, np.float32)
+
+    def read_boxes_probabilities(self, image, boxes, turns=None):
+        rows = self.rows[:len(boxes)]
+        best = rows[:, :2].argmax(axis=1)
+        return ([self.names[k] for k in best], rows[np.arange(len(rows)), best], rows)
+
+
+def test_both_indices_of_a_card_are_read_together():
+    face = [100, 100, 160, 190]
+    dets = Detections.create(np.array([face, [102, 102, 110, 120], [150, 170, 158, 188]]),
+                             np.array([0.9, 0.8, 0.8]), [FACE, INDEX, INDEX])
+    # one index a little surer of AS, the other far surer of KH: the card is KH
+    reader = _RowsReader([[0.6, 0.4, 0.0], [0.05, 0.55, 0.4]])
+    cards = CardDetector(_NoLocaliser(), reader, min_code_conf=0.3).group(
+        np.zeros((300, 300, 3), np.uint8), dets)
+    assert cards.code.tolist() == ["KH"]
+    assert cards.xyxy[0].tolist() == face
