@@ -126,6 +126,7 @@ class Tracker:
         self.orphan_settle_ms = 1500.0  # how long a lifted card may still be in the air
         self.draw_ms = 300.0  # the fastest a hand turns the stock
         self._loose: list[Any] = []
+        self._arm_log: list[tuple[float, Any, int]] = []  # (t, box, seat) of recent arms
         self._pass: list[Action] = []  # what the current reconcile committed
         self.last_stock_t: dict[int, float] = {}
         self.nertz_tops: set[tuple[int, str]] = set()
@@ -384,6 +385,10 @@ class Tracker:
         movers = list(obs.hands) + [c.box for c in obs.loose]
         arms = [(b, s) for b, s in zip(obs.hands, obs.hand_seats, strict=False)
                 if s is not None]
+        self._arm_log += [(float(obs.t_ms), b, s) for b, s in arms]
+        if self._arm_log and self._arm_log[0][0] < obs.t_ms - self.pool_window_ms:
+            self._arm_log = [a for a in self._arm_log
+                             if a[0] >= obs.t_ms - self.pool_window_ms]
         self._loose = list(obs.loose)
         for name in names:
             try:
@@ -521,17 +526,23 @@ class Tracker:
         table = self.table
         assert table is not None
         dseat = Place.parse(dest).seat if not dest.startswith("lake:") else None
-        for seat in range(self.seats):
+        st = self.states.get(dest)
+        armed = {} if st is None else self._arms_over(st.box, st.stable_t - 1000, st.stable_t)
+        for seat in self._arm_order(dest):
             if dseat is not None and seat != dseat:
                 continue
             if (seat, code) in self.named:
                 continue
             wname = f"seat{seat}:waste"
-            if not self._dirty(wname) and dseat is None:
-                continue
+            if not self._dirty(wname) and dseat is None and seat not in armed:
+                continue  # (an arm that just laid it: drawn and played at once, unseen)
             where = table.where(code, seat)
             waste = table.layouts[seat].waste
-            if where is None or where.kind not in ("stock", "waste") or not waste:
+            nertz = table.layouts[seat].nertz
+            hidden_nertz = where is not None and where.kind == "nertz" and \
+                bool(nertz) and nertz[-1].code != code
+            if where is None or not (where.kind in ("stock", "waste") or hidden_nertz) \
+                    or not waste:
                 continue
             top = waste[-1].code
             if (seat, top) in self.named:
@@ -540,6 +551,23 @@ class Tracker:
             if waste[-1].code == code:
                 return [(wname, 1, seat, False)]
         return []
+
+    def _arm_order(self, dest: str) -> list[int]:
+        """The seats, those whose arm was over ``dest`` just before its new card showed
+        first (latest first)."""
+        st = self.states.get(dest)
+        last = {} if st is None else self._arms_over(st.box, st.stable_t - 1000, st.stable_t)
+        return sorted(range(self.seats), key=lambda s: (s not in last, -last.get(s, 0.0), s))
+
+    def _arms_over(self, box: Any, t0: float, t1: float) -> dict[int, float]:
+        """The seats whose arm was over ``box`` in ``[t0, t1)``, with the last time."""
+        last: dict[int, float] = {}
+        if box is None:
+            return last
+        for t, b, s in self._arm_log:
+            if t0 <= t < t1 and _overlap(box, b) > self.cover_limit:
+                last[s] = max(t, last.get(s, t))
+        return last
 
     def _lake_engine_place(self, place: str) -> str | None:
         j = self.lake_map.get(place)
@@ -714,13 +742,80 @@ class Tracker:
                 if pick is None:
                     continue
                 j = self.lake_map[pick]
-                if self._commit(Move(seat, code, place, f"lake:{j}"), st.stable_t,
-                                st.stable_frame, inferred=True,
-                                evidence={"why": f"{code} left {place}, turned up nowhere, "
-                                                 f"and {pick} shows an identical {code}",
-                                          "arm": bool(armed)}):
+                move = Move(seat, code, place, f"lake:{j}")
+                evidence = {"why": f"{code} left {place}, turned up nowhere, and {pick} "
+                                   f"shows an identical {code}", "arm": bool(armed)}
+                if self._insert_under(move, left, st.stable_frame, evidence) or \
+                        self._commit(move, st.stable_t, st.stable_frame, inferred=True,
+                                     evidence=evidence):
                     return True
         return False
+
+    def _insert_under(self, move: Move, left: float, frame: int,
+                      evidence: dict[str, Any]) -> bool:
+        """Put a hidden card of a lake pile *under* the identical card seen on top when it
+        left its layout first (it landed first: the top card is the one that lost the
+        race), or at the same instant when both left within a frame or so (``tie_rule``
+        decides). The engine is rewound to the top card's move and replayed."""
+        table = self.table
+        assert table is not None
+        r = next((i for i in range(len(self.records) - 1, -1, -1)
+                  if isinstance(self.records[i].action, Move)
+                  and self.records[i].action.dst == move.dst
+                  and self.records[i].action.card == move.card), None)
+        if r is None:
+            return False
+        top = self.records[r]
+        top_src = self._obs_place_of(top.action.src)  # type: ignore[union-attr]
+        top_left = self.seen_at.get((top_src, move.card))
+        if top_left is None or left > top_left + 150:
+            return False  # it left later: it lies on top (the same code: no difference)
+        tail = self.records[r:]
+        fresh = self._rebuilt(self.records[:r])
+        if fresh is None:
+            return False
+        t = top.t_ms if abs(left - top_left) <= 150 else max(fresh.now, top.t_ms - 1)
+        replayed: list[list[Flag]] = []
+        try:
+            flags = fresh.push(move, t)
+            for rec in tail:
+                replayed.append(fresh.push(rec.action, rec.t_ms))
+        except (ImpossibleAction, OrderError, ValueError):
+            return False
+        self.table = table = fresh
+        owner = self._owner(move)
+        self.known.add((owner, move.card))
+        self.named.add((owner, move.card))
+        self._pass.append(move)
+        rec = _Record(move, t, frame, (frame, frame), True, evidence, None, flags)
+        self.records.insert(r, rec)
+        ev = action_to_event(move, t)
+        ev.update(frame=frame, inferred=True)
+        self.events.append(ev)
+        for fl in flags:
+            self.events.append({**fl.to_event(), "frame": frame, "evidence": evidence})
+        for old, new in zip(tail, replayed, strict=True):
+            was = {(f.rule, f.seat, f.card) for f in old.flags}
+            for fl in new:  # what the replay newly flags (the card that lost the race)
+                if (fl.rule, fl.seat, fl.card) not in was:
+                    self.events.append({**fl.to_event(), "frame": old.frame,
+                                        "frames": list(old.frames),
+                                        "evidence": {**old.evidence, "why": "an identical "
+                                                     f"{move.card} lay under it"}})
+            old.flags = new
+        return True
+
+    def _rebuilt(self, records: list[_Record]) -> Table | None:
+        """A fresh engine from the deal hypothesis with ``records`` replayed, or None when
+        they do not replay."""
+        try:
+            table = Table.from_deals([{"seat": k, **d} for k, d in enumerate(self._deal_lists)],
+                                     self.rules, self.round_no)
+            for rec in records:
+                table.push(rec.action, rec.t_ms)
+        except (ImpossibleAction, OrderError, ValueError):
+            return None
+        return table
 
     def _mover(self, owner: int, src: str, code: str, t: float) -> int:
         """Who took a card from ``owner``'s layout: the owner, unless only another seat's
@@ -788,8 +883,7 @@ class Tracker:
             dep = 2  # a waste card may only be hidden under a later draw
         if seen is not None and t + 150 < seen <= self.t_ms and not spot[3]:
             dep = 1  # still seen at its place after it landed elsewhere: another deck's
-        arm = dest is not None and any(s == spot[2] and t - 600 <= ht < t
-                                       for ht, s in dest.hands)
+        arm = dest is not None and spot[2] in self._arms_over(dest.box, t - 600, t)
         return (seen is not None, dep, arm, -abs(t - seen) if seen is not None else 0.0, dep)
 
     def _waste_gone(self, seat: int, code: str) -> bool:

@@ -306,3 +306,21 @@ def test_card_laid_on_an_identical_card_is_found_and_flagged():
     assert [(f["seat"], f["rule"]) for f in tr.flags()] == [(1, "foundation_rank")]
     assert tr.table.score().lake_cards == [2, 0]
     assert tr.nertz_counts() == [11, 12]
+
+
+def test_hidden_identical_card_that_left_first_lies_under_and_wins_the_pile():
+    # seat 1's 2S leaves first (and is long in the air), seat 0's later; only one 2S ever
+    # shows on the pile, and it is taken for seat 0's: seat 1's lies under it, so seat 0's
+    # lost the race
+    tr = Tracker(HouseRules(), 2)
+    events = _play(tr, [(_table({0: "AS", 1: "2S"}), 3, None),
+                        (_table({0: "2S", 1: "2S"}, {"lake:0": ["AS"]}), 3, None),
+                        (_table({0: "2S", 1: "6H"}, {"lake:0": ["AS"]}), 40, None),
+                        (_table({0: "8C", 1: "6H"}, {"lake:0": ["2S"]}), 30, None)])
+    lake = tr.table.lake[0].placements
+    assert [(pl.seat, pl.card.code) for pl in lake] == [(0, "AS"), (1, "2S"), (0, "2S")]
+    assert [(f["seat"], f["rule"]) for f in tr.flags()] == [(0, "foundation_rank")]
+    assert [e["rule"] for e in events if e["type"] == "flag"] == ["foundation_rank"]
+    assert tr.table.score().lake_cards == [1, 1]
+    log_moves = [(e["seat"], e["card"]) for e in tr.log() if e["type"] == "move"]
+    assert log_moves == [(0, "AS"), (1, "2S"), (0, "2S")]
