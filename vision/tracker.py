@@ -473,6 +473,10 @@ class Tracker:
         exp = self._expected(place)
         if self._kind(place) == "waste" and seen and exp:
             return seen[-1] == exp[-1] and exp[-len(seen):] == seen
+        if self._kind(place) == "river" and seen and exp and seen != exp:
+            # a fanned column whose lower indices are partly hidden (a card laid askew on
+            # them): the same top and the rest in order, at most two missing
+            return seen[-1] == exp[-1] and len(exp) - len(seen) <= 2 and _in_order(seen, exp)
         return seen == exp
 
     def _dirty(self, place: str) -> bool:
@@ -608,11 +612,15 @@ class Tracker:
             kind = self._kind(dest)
             if not seen:
                 continue
-            under = False
+            under = hides_top = False
             if kind == "river":
                 if self.rules.slide_under and exp and len(seen) == len(exp) + 1 \
                         and seen[1:] == exp:
                     run, under = seen[:1], True  # slid under the column's base card
+                elif exp and len(seen) >= len(exp) and seen[:len(exp) - 1] == exp[:-1] \
+                        and seen[len(exp) - 1] != exp[-1] and _covered_run(exp, seen):
+                    # a card laid on the column so that the old top's index is hidden
+                    run, hides_top = seen[len(exp) - 1:], True
                 elif seen[:len(exp)] != exp or len(seen) <= len(exp):
                     continue
                 else:
@@ -694,6 +702,10 @@ class Tracker:
                 if mover != seat:
                     evidence["arm_of"] = f"seat{mover}"
                 action = Move(mover, code, src, dst, n, under=under)
+            if hides_top:
+                if table.is_legal(action) is not True:
+                    continue  # only a legal placement may hide the card under it
+                evidence["hidden_under"] = exp[-1]
             if self._commit(action, t, st.stable_frame, frames=frames, evidence=evidence):
                 if kind == "lake" and dest not in self.lake_map:
                     self.lake_map[dest] = int(action.dst.split(":")[1])  # type: ignore[union-attr]
@@ -1260,6 +1272,19 @@ class Tracker:
         while self._pending_calls and self._pending_calls[0][1] <= until:
             seat, t = self._pending_calls.pop(0)
             self._commit(Call(seat), t, self.frame, evidence={"input": "call"})
+
+
+def _in_order(part: tuple[str, ...], whole: tuple[str, ...]) -> bool:
+    """Is ``part`` ``whole`` with some cards left out, in the same order?"""
+    it = iter(whole)
+    return all(c in it for c in part)
+
+
+def _covered_run(exp: tuple[str, ...], seen: tuple[str, ...]) -> bool:
+    """Seen = the expected column without its top card, then new cards: a run laid on the
+    old top that hides its index (a card's code may appear once only)."""
+    run = seen[len(exp) - 1:]
+    return bool(run) and exp[-1] not in run and not set(run) & set(exp)
 
 
 def _union(boxes: list[tuple[float, float, float, float]]

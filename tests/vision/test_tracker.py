@@ -324,3 +324,18 @@ def test_hidden_identical_card_that_left_first_lies_under_and_wins_the_pile():
     assert tr.table.score().lake_cards == [1, 1]
     log_moves = [(e["seat"], e["card"]) for e in tr.log() if e["type"] == "move"]
     assert log_moves == [(0, "AS"), (1, "2S"), (0, "2S")]
+
+
+def test_card_laid_askew_hiding_the_column_tops_index_is_one_legal_move():
+    # 6H from the nertz pile onto 7S (seat 1's river3); the 7S index is then hidden
+    tr = Tracker(HouseRules(), 2)
+    events = _play(tr, [(_table({0: "5C", 1: "6H"}), 3, None),
+                        (_table({0: "5C", 1: "JD"}, {"seat1:river3": ["6H"]}), 30, None)])
+    assert _moves(events) == [(1, "6H", "seat1:nertz", "seat1:river3")]
+    assert not tr.flags()
+    assert [c.code for c in tr.table.layouts[1].river[3]] == ["7S", "6H"]
+    # an illegal card seen alone on the column is not taken to hide a card under it
+    tr = Tracker(HouseRules(), 2)
+    _play(tr, [(_table({0: "5C", 1: "6S"}), 3, None),
+               (_table({0: "5C", 1: "JD"}, {"seat1:river3": ["6S"]}), 30, None)])
+    assert [c.code for c in tr.table.layouts[1].river[3]] != ["7S", "6S"]
