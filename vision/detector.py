@@ -73,8 +73,8 @@ class CardDetector:
     #: the long side of a card, in pixels, that the localiser was trained on (median of
     #: its training tiles; they range from about 27 to 66)
     CARD_PX = 48.0
-    #: the long side that cards smaller than :data:`CARD_PX` are enlarged to: the index
-    #: class is found and read better on cards a little larger than the median
+    #: the long side :meth:`estimate_scale` brings cards to: the index class is found and
+    #: read better on cards a little larger than the median
     SMALL_CARD_PX = 56.0
     #: long sides (px) of the shrunk copies :meth:`estimate_scale` looks at
     SCALE_LEVELS = (640, 320, 160)
@@ -135,9 +135,9 @@ class CardDetector:
     def estimate_scale(self, image: np.ndarray) -> float:
         """The resize that brings this photo's cards to the size the localiser knows: look
         at the image shrunk to each of :data:`SCALE_LEVELS`, take the level whose three surest
-        cards or backs are surest; cards smaller than :data:`CARD_PX` are enlarged to
-        :data:`SMALL_CARD_PX` (at most 1.5×), cards over twice :data:`CARD_PX` shrunk to it.
-        1.0 when nothing is found or the cards already fit."""
+        cards or backs are surest, and scale their median long side to
+        :data:`SMALL_CARD_PX` (at most 1.5×). 1.0 when nothing is found or the cards already
+        fit (a scale of 0.8–1.1)."""
         h, w = image.shape[:2]
         best: tuple[float, float] = (0.0, 1.0)  # (score, scale)
         for side in self.SCALE_LEVELS:
@@ -157,13 +157,9 @@ class CardDetector:
             score = float(np.sort(cards.confidence)[-3:].mean())
             if score > best[0]:
                 best = (score, self.CARD_PX * r / float(np.median(sides)))
-        scale = best[1]
-        if scale > 1.0:  # small cards: enlarged a little past the median, for their indices
-            scale = min(1.5, scale * self.SMALL_CARD_PX / self.CARD_PX)
-            return scale if scale >= 1.1 else 1.0
-        # large cards: shrunk only when they are far larger than the localiser knows (a
-        # shrunk index is harder to find and read)
-        return 1.0 if scale >= 0.5 else max(0.05, scale)
+        # to a little past the median: the index class is found and read better there
+        scale = float(np.clip(best[1] * self.SMALL_CARD_PX / self.CARD_PX, 0.05, 1.5))
+        return 1.0 if 0.8 <= scale <= 1.1 else scale
 
     def raw(self, image: np.ndarray, regions: Sequence[Region] | None = None,
             scale: float | None = None) -> Detections:
@@ -364,6 +360,43 @@ class CardDetector:
                 out.append((1,) if cx > (face[0] + face[2]) / 2 else (3,))
         return out
 
+    @classmethod
+    def card_poses(cls, face: np.ndarray) -> list[tuple[float, float, float]]:
+        """(short side px, long / short, angle in radians) of each card lying in ``face``
+        (an upright box) that gives a box of its shape: every 5°, cards of
+        :data:`CARD_RATIOS`; none for a box no whole card fits (a card partly hidden)."""
+        w = max(float(face[2] - face[0]), 1.0)
+        h = max(float(face[3] - face[1]), 1.0)
+        cos, sin = np.abs(np.cos(cls._ANGLES)), np.abs(np.sin(cls._ANGLES))
+        out = []
+        for ratio in cls.CARD_RATIOS:
+            bw, bh = cos + ratio * sin, sin + ratio * cos  # the box of a card 1 × ratio
+            for k in np.nonzero(np.abs(np.log(bw / bh * h / w)) <= 0.1)[0]:
+                out.append((w / float(bw[k]), ratio, float(cls._ANGLES[k])))
+        return out
+
+    @classmethod
+    def _on_a_face(cls, box: np.ndarray, face_xyxy: np.ndarray, margin: float = 0.03
+                   ) -> bool:
+        """Whether ``box``'s centre lies on the face of a card of ``face_xyxy`` (at least
+        ``margin`` of its size inside its edges) for some way the card may lie in its box
+        (:meth:`card_poses`): pips, a picture or a bare corner of that card, not an index —
+        a card's own index is its face box's, and the index of a card lying on it has a
+        face box of its own."""
+        c = (box[:2] + box[2:]) / 2
+        for face in face_xyxy:
+            if not ((face[:2] <= c) & (c <= face[2:])).all():
+                continue
+            poses = cls.card_poses(face)
+            if not poses:
+                continue
+            d = c - (face[:2] + face[2:]) / 2
+            if any(abs(d[0] * np.cos(t) + d[1] * np.sin(t)) <= (0.5 - margin) * side
+                   and abs(-d[0] * np.sin(t) + d[1] * np.cos(t))
+                   <= (0.5 - margin) * ratio * side for side, ratio, t in poses):
+                return True
+        return False
+
     @staticmethod
     def _nearest_face(box: np.ndarray, face_xyxy: np.ndarray, grow: float = 0.5) -> int:
         """The card box nearest to ``box``'s centre among those that, grown by ``grow`` of
@@ -492,8 +525,13 @@ class CardDetector:
         # indices without a face box: cards showing only their index strip (fanned rivers);
         # boxes on one index (the localiser's boxes that NMS kept apart) are one card, the
         # surest read
-        lone = [int(i) for i in np.nonzero(~used)[0]]
+        lone = [int(i) for i in np.nonzero(~used)[0]
+                if not self._on_a_face(idx.xyxy[i], faces.xyxy)]
         lone.sort(key=lambda i: -float(idx.confidence[i] * code_conf[i]))
+        # a card's long side here: two reads of one code closer than this are one card (the
+        # two top corners of a fanned card's strip, in a deck with four indices)
+        card = (float(np.median((faces.xyxy[:, 2:] - faces.xyxy[:, :2]).max(axis=1)))
+                if len(faces) else 0.0)
         taken: list[int] = []
         for i in lone:
             if idx.confidence[i] * code_conf[i] < self.min_lone_conf:
@@ -502,6 +540,11 @@ class CardDetector:
                    for n, b in zip(names, boxes, strict=False)):
                 continue
             if taken and self.same_index(idx.xyxy[i], idx.xyxy[taken]).any():
+                continue
+            centre = (idx.xyxy[i, :2] + idx.xyxy[i, 2:]) / 2
+            if any(codes[j] == codes[i] and np.linalg.norm(
+                    (idx.xyxy[j, :2] + idx.xyxy[j, 2:]) / 2 - centre) < 0.8 * card
+                   for j in taken):
                 continue
             taken.append(i)
             boxes.append(idx.xyxy[i])

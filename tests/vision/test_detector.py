@@ -325,11 +325,12 @@ class _CardsOfSize(_NoLocaliser):
 
 
 @pytest.mark.parametrize(("card_px", "expected"), [
-    (64.0, 1.0),  # a little larger than the localiser's median: not shrunk
-    (48.0, 1.0),
+    (64.0, 1.0),  # a little past the localiser's median: as they are
+    (56.0, 1.0),
     (40.0, 56 / 40),  # small: enlarged past the median, for the indices
     (30.0, 1.5),  # at most 1.5×
-    (240.0, 0.2),  # a photo's large cards: shrunk to the median
+    (80.0, 0.7),  # large (a 1080p table camera): shrunk to a little past the median
+    (280.0, 0.2),  # a photo's cards
 ])
 def test_the_scale_favours_cards_a_little_larger_than_the_median(card_px, expected):
     detector = CardDetector(_CardsOfSize(card_px / 1280), classifier=None)
@@ -372,3 +373,27 @@ def test_both_indices_of_a_card_are_read_together():
         np.zeros((300, 300, 3), np.uint8), dets)
     assert cards.code.tolist() == ["KH"]
     assert cards.xyxy[0].tolist() == face
+
+
+def test_an_index_box_on_a_cards_face_is_not_a_card_of_its_own():
+    on = CardDetector._on_a_face
+    sideways = np.array([[442, 185, 499, 227]], np.float32)
+    # a bare corner of a card lying sideways (its indices are top right and bottom left)
+    assert on(np.array([447, 186, 455, 193], np.float32), sideways)
+    assert on(np.array([465, 200, 475, 210], np.float32), sideways)  # a middle pip
+    assert not on(np.array([500, 186, 508, 193], np.float32), sideways)  # beside it
+    # a card near 45°: its box's corners are table, or the strip of a card under it
+    turned = np.array([[100, 100, 180, 180]], np.float32)
+    assert not on(np.array([101, 101, 107, 109], np.float32), turned)
+    assert on(np.array([136, 136, 144, 144], np.float32), turned)
+
+
+def test_a_lone_read_on_a_face_is_not_reported():
+    face = [442, 185, 499, 227]
+    dets = Detections.create(np.array([face, [447, 186, 455, 193], [600, 186, 608, 198]]),
+                             np.array([0.9, 0.5, 0.5]), [FACE, INDEX, INDEX])
+    reader = _ListReader(["KH", "AS"], [0.9, 0.9])
+    detector = CardDetector(_NoLocaliser(), reader, min_code_conf=0.3)
+    detector._read_corners = lambda image, faces: [(None, 0.0)] * len(faces)
+    cards = detector.group(np.zeros((300, 700, 3), np.uint8), dets)
+    assert cards.code.tolist() == ["AS"]
