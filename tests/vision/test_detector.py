@@ -397,3 +397,17 @@ def test_a_lone_read_on_a_face_is_not_reported():
     detector._read_corners = lambda image, faces: [(None, 0.0)] * len(faces)
     cards = detector.group(np.zeros((300, 700, 3), np.uint8), dets)
     assert cards.code.tolist() == ["AS"]
+
+
+def test_two_reads_of_one_code_within_a_cards_length_are_one_card():
+    # a card box 60 px long nearby sets the card size; two lone AS reads 40 px apart (the
+    # two top corners of a fanned card's strip) are one card, a third 200 px away another
+    dets = Detections.create(
+        np.array([[300, 300, 360, 342], [100, 100, 108, 112], [140, 100, 148, 112],
+                  [100, 300, 108, 312]]),
+        np.array([0.9, 0.5, 0.4, 0.5]), [FACE, INDEX, INDEX, INDEX])
+    reader = _ListReader(["AS", "AS", "AS"], [0.9, 0.9, 0.9])
+    detector = CardDetector(_NoLocaliser(), reader, min_code_conf=0.3)
+    detector._read_corners = lambda image, faces: [(None, 0.0)] * len(faces)
+    cards = detector.group(np.zeros((400, 400, 3), np.uint8), dets)
+    assert sorted(tuple(b[:2]) for b in cards.xyxy.tolist()) == [(100, 100), (100, 300)]
