@@ -4,7 +4,9 @@
    recall (cards whose corner index is at least 60 % visible, found with a box on them),
    identification accuracy (the right code among those found), false detections per frame
    (reported cards on no such card, or a second report of one), back recall, and the
-   median index height in pixels;
+   median index height in pixels; reports are matched to cards one to one by how well
+   their boxes fit (``--match confidence``: the first figures' matching, see
+   :func:`match_reports`);
 2. back-design matching on hard pairs (``scripts.eval_backs``, a smaller run);
 3. real photographs (``../shared/data/real``): ``feeder-corners`` top-1 code, rank and suit
    through a fixed window and through the ink-located index box; ``cluttered-rank-boxes``
