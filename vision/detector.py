@@ -272,27 +272,17 @@ class CardDetector:
         this shape (every 5°, cards of :data:`CARD_RATIOS`), the centres of the index
         corners of :attr:`INDEX_ON_CARD` at both ends. Empty for a box no whole card fits
         (a card partly hidden)."""
-        x1, y1, x2, y2 = (float(v) for v in face)
-        w, h = max(x2 - x1, 1.0), max(y2 - y1, 1.0)
+        poses = cls.card_poses(face)
+        if not poses:
+            return np.zeros((0, 2))
         a, b, c, d = cls.INDEX_ON_CARD
         u, v = 0.5 - (a + c) / 2, 0.5 - (b + d) / 2  # index centre from the card's centre
-        cos, sin = np.cos(cls._ANGLES), np.sin(cls._ANGLES)
-        spots = []
-        for ratio in cls.CARD_RATIOS:
-            bw = np.abs(cos) + ratio * np.abs(sin)  # the box of a card 1 × ratio
-            bh = np.abs(sin) + ratio * np.abs(cos)
-            fits = np.abs(np.log(bw / bh * h / w)) <= 0.1
-            if not fits.any():
-                continue
-            side = w / bw[fits]  # the card's short side in pixels
-            px, py = u * side, v * ratio * side  # the index centre, card turned by 0
-            ct, st = cos[fits], sin[fits]
-            dx, dy = px * ct - py * st, px * st + py * ct
-            spots.append(np.stack([dx, dy], axis=1))
-            spots.append(-spots[-1])  # the other end
-        if not spots:
-            return np.zeros((0, 2))
-        return np.concatenate(spots) + [(x1 + x2) / 2, (y1 + y2) / 2]
+        side, ratio, t = (np.array(x) for x in zip(*poses, strict=True))
+        px, py = u * side, v * ratio * side  # the index centre, the card turned by 0
+        dx, dy = px * np.cos(t) - py * np.sin(t), px * np.sin(t) + py * np.cos(t)
+        spots = np.stack([dx, dy], axis=1)
+        centre = (np.asarray(face[:2], np.float64) + np.asarray(face[2:], np.float64)) / 2
+        return np.concatenate([spots, -spots]) + centre  # both ends
 
     @classmethod
     def _index_owner(cls, index_xyxy: np.ndarray, face_xyxy: np.ndarray) -> np.ndarray:
