@@ -629,6 +629,8 @@ class Tracker:
                 run = (seen[-1],)
                 if exp and exp[-1] == seen[-1]:
                     continue
+                if kind == "lake" and self._under_top(dest) == seen[-1]:
+                    continue  # the top card was taken back: the one under it shows again
             code = run[0]
             spots = self._free_spots(code, dest)
             if kind == "river":
@@ -878,6 +880,15 @@ class Tracker:
         evidence["via"] = col
         return col
 
+    def _under_top(self, place: str) -> str | None:
+        """The code of the engine's card under the top of a lake pile."""
+        j = self.lake_map.get(place)
+        table = self.table
+        if j is None or table is None or j >= len(table.lake):
+            return None
+        pls = table.lake[j].placements
+        return pls[-2].card.code if len(pls) >= 2 else None
+
     def _tail(self, engine_place: str, code: str) -> tuple[str, ...]:
         """The engine's cards of a layout pile from ``code`` to its top."""
         codes = [c.code for c in self.table.pile(engine_place)]  # type: ignore[union-attr]
@@ -1029,13 +1040,17 @@ class Tracker:
         missing card(s), commit those moves first (marked inferred)."""
         table = self.table
         assert table is not None
-        if j >= len(table.lake):
-            return
-        f = table.lake[j]
+        f = table.lake[j] if j < len(table.lake) else None
         card = Card.parse(code)
-        if f.top is None or f.suit != card.suit or card.rank <= f.next_rank:
+        if card.suit is None:
             return
-        for rank in range(f.next_rank, card.rank):
+        if f is not None and f.top is not None:
+            if f.suit != card.suit or card.rank <= f.next_rank:
+                return
+            start, after = f.next_rank, f.top.card.code
+        else:  # a pile started (or left empty by a take-back) with a non-Ace: the Ace and
+            start, after = 1, "an empty pile"  # the rest may be under it, unseen
+        for rank in range(start, card.rank):
             missing = Card(rank, card.suit).code
             spots = [s for s in self._free_spots(missing, f"lake:{j}")
                      if not s[3] and s[1] == 1 and self._departed(s[0], missing) == 3]
@@ -1046,7 +1061,7 @@ class Tracker:
             if table.is_legal(move) is not True:
                 return
             self._commit(move, t, self.frame, inferred=True,
-                         evidence={"why": f"{code} seen on lake:{j} after {f.top.card.code}",
+                         evidence={"why": f"{code} seen on lake:{j} after {after}",
                                    "from": src})
             evidence["inferred_before"] = evidence.get("inferred_before", []) + [missing]
 

@@ -339,3 +339,32 @@ def test_card_laid_askew_hiding_the_column_tops_index_is_one_legal_move():
     _play(tr, [(_table({0: "5C", 1: "6S"}), 3, None),
                (_table({0: "5C", 1: "JD"}, {"seat1:river3": ["6S"]}), 30, None)])
     assert [c.code for c in tr.table.layouts[1].river[3]] != ["7S", "6S"]
+
+
+def test_a_misplaced_card_taken_back_uncovers_the_pile_it_lay_on():
+    # seat 1 puts 9C on seat 0's Ace of hearts and takes it back: the Ace shows again
+    # while the 9C is in the air, which is not a new Ace landing
+    tr = Tracker(HouseRules(), 2)
+    events = _play(tr, [(_table({0: "AH", 1: "9C"}), 3, None),
+                        (_table({0: "8C", 1: "9C"}, {"lake:0": ["AH"]}), 3, None),
+                        (_table({0: "8C", 1: "4D"}, {"lake:0": ["9C"]}), 3, None),
+                        (_table({0: "8C", 1: "4D"}, {"lake:0": ["AH"]}), 3, None),
+                        (_table({0: "8C", 1: "9C"}, {"lake:0": ["AH"]}), 30, None)])
+    assert _moves(events) == [(0, "AH", "seat0:nertz", "lake:0"),
+                              (1, "9C", "seat1:nertz", "lake:0")]
+    assert [(e["card"], e["to"]) for e in events if e["type"] == "retract"] == [
+        ("9C", "seat1:nertz")]
+    flags = tr.flags()
+    assert [(f["seat"], f["rule"]) for f in flags] == [(1, "foundation_suit")]
+    assert flags[0]["corrected"]
+    assert tr.table.score().lake_cards == [1, 0]
+
+
+def test_an_ace_hidden_under_a_card_that_starts_a_pile_is_inferred():
+    # seat 0's AS and then seat 1's 2S land on a new pile within a frame: only 2S shows
+    tr = Tracker(HouseRules(), 2)
+    events = _play(tr, [(_table({0: "AS", 1: "2S"}), 3, None),
+                        (_table({0: "8C", 1: "6H"}, {"lake:0": ["2S"]}), 30, None)])
+    assert [(m[0], m[1]) for m in _moves(events)] == [(0, "AS"), (1, "2S")]
+    assert not tr.flags()
+    assert tr.table.score().lake_cards == [1, 1]
