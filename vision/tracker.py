@@ -129,6 +129,7 @@ class Tracker:
         self._arm_log: list[tuple[float, Any, int]] = []  # (t, box, seat) of recent arms
         self._pass: list[Action] = []  # what the current reconcile committed
         self.last_stock_t: dict[int, float] = {}
+        self.last_recycle_t: dict[int, float] = {}
         self.nertz_tops: set[tuple[int, str]] = set()
         self.seen_deal: list[dict[str, Any]] = []
         self._deal_lists: list[dict[str, list[str]]] = []
@@ -1107,6 +1108,11 @@ class Tracker:
                        and self._departed(s[0], top) == 3
                        for s in self._free_spots(top, wname)):
                     continue  # an arrival (a misplaced river card taken back)
+                where = table.where(top, seat) if top in self._deck() else None
+                if where is None or where.kind not in ("stock", "waste", "nertz") or \
+                        where.kind == "nertz" and layout.nertz and \
+                        layout.nertz[-1].code == top:
+                    continue  # no draw turns it up: the engine has it elsewhere
                 if not layout.stock:
                     if not layout.waste:
                         continue
@@ -1120,7 +1126,12 @@ class Tracker:
                     if draws > self._draw_budget(seat, wst.stable_t):
                         draws = 1  # no hand turns a whole stock that fast: a misread
                 plan += [Draw(seat)] * draws
+            recycles = sum(isinstance(a, Recycle) for a in plan)
+            if recycles and wst.stable_t - self.last_recycle_t.get(seat, -1e9) < 2000:
+                continue  # no hand goes through its whole stock twice in two seconds
             if self._commit_plan(seat, plan, list(seen), wst):
+                if recycles:
+                    self.last_recycle_t[seat] = wst.stable_t
                 return True
         return False
 
