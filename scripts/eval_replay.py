@@ -6,7 +6,7 @@ Modes: ``oracle`` (observations from the render labels: the tracker alone), ``ta
 log as call input (a button press), so false calls can be judged; ``--no-calls`` measures
 the inferred round end instead.
 
-    python -m scripts.eval_replay --rounds 20 --size 480x270 --fps 10 --mode oracle
+    python -m scripts.eval_replay --rounds 24 --fps 10 --cache cache/eval720
 """
 
 from __future__ import annotations
@@ -244,10 +244,26 @@ def speed(work: Path, seconds: float = 4.0) -> dict[str, float]:
     return result
 
 
+def _group(rows: list[dict[str, Any]]) -> str:
+    """One line of the headline figures for a group of rounds."""
+    def ratio(a: str, b: str) -> float:
+        den = sum(r[b] for r in rows)
+        return sum(r[a] for r in rows) / den if den else float("nan")
+
+    return (f"{len(rows)} rounds: moves P/R {ratio('moves_hit', 'moves_got'):.3f}/"
+            f"{ratio('moves_hit', 'moves_true'):.3f}, ownership "
+            f"{ratio('own_right', 'own_total'):.3f}, flags P/R "
+            f"{ratio('flags_hit', 'flags_got'):.2f}/{ratio('flags_hit', 'flags_true'):.2f}, "
+            f"exact {sum(r['exact'] for r in rows)}/{len(rows)}, MAE "
+            f"{statistics.mean(r['abs_err'] for r in rows):.2f}")
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--rounds", type=int, default=20)
-    p.add_argument("--size", default="480x270")
+    p.add_argument("--size", default="1280x720",
+                   help="frame size up to 4 seats (1.5x for 5-6, 2x for 7-8); at 480x270 and less "
+                        "an index is a few pixels and the labels' visibility test is noise")
     p.add_argument("--fps", type=float, default=10.0)
     p.add_argument("--mode", choices=("oracle", "table", "full"), default="oracle")
     p.add_argument("--oracle", action="store_const", const="oracle", dest="mode")
@@ -294,6 +310,11 @@ def main(argv: list[str] | None = None) -> None:
         "video_s": sum(r["video_s"] for r in rows),
         "replay_s": sum(r["replay_s"] for r in rows),
     }
+    groups = {"no mistakes": [r for r in rows if not r["mistakes"]],
+              "mistakes": [r for r in rows if r["mistakes"]],
+              "2-4 seats": [r for r in rows if r["seats"] <= 4],
+              "5-8 seats": [r for r in rows if r["seats"] > 4]}
+    summary["by_group"] = {name: _group(rs) for name, rs in groups.items() if rs}
     if sp:
         summary["speed_1280x720_30fps"] = sp
     print(json.dumps(summary, indent=1))
