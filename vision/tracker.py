@@ -541,6 +541,8 @@ class Tracker:
             wname = f"seat{seat}:waste"
             if not self._dirty(wname) and dseat is None and seat not in armed:
                 continue  # (an arm that just laid it: drawn and played at once, unseen)
+            if armed and seat not in armed:
+                continue  # arms were seen over the pile, and not this seat's
             where = table.where(code, seat)
             waste = table.layouts[seat].waste
             nertz = table.layouts[seat].nertz
