@@ -1190,6 +1190,22 @@ class Tracker:
                 self._swap(seat, have, want, protect=[id(lst), i])
             self.known.add((seat, want))
 
+    def _lost_nertz_top(self, seat: int, have: str, st: _PlaceState) -> bool:
+        """The engine's nertz top was seen there, the camera has long shown another top, and
+        the card has since been seen on one of the seat's river columns: it was moved there
+        unseen (commit that move, marked inferred), so the pile is not stuck on it."""
+        if self.t_ms - st.stable_t < self.wait_ms:
+            return False
+        left = self.seen_at.get((f"seat{seat}:nertz", have))
+        last = self.seen_last.get((seat, have))
+        if left is None or last is None or last[1] <= left or \
+                self._kind(last[0]) != "river":
+            return False
+        return self._commit(Move(seat, have, f"seat{seat}:nertz", last[0]), st.stable_t,
+                            st.stable_frame, inferred=True,
+                            evidence={"why": f"{have} left the nertz pile unseen and was "
+                                             f"seen on {last[0]}"})
+
     def _reveals(self) -> bool:
         """A newly turned nertz top, or lower fan cards of a waste, that the engine holds
         elsewhere among the seat's hidden cards."""
@@ -1202,6 +1218,9 @@ class Tracker:
             nertz = table.layouts[seat].nertz
             if st is not None and st.stable and nertz:
                 want, have = st.stable[-1], nertz[-1].code
+                if want != have and (seat, have) in self.nertz_tops and \
+                        self._lost_nertz_top(seat, have, st):
+                    return True
                 if want != have and (seat, have) not in self.nertz_tops \
                         and (seat, want) not in self.named:
                     where = table.where(want, seat) if want in self._deck() else None

@@ -334,11 +334,15 @@ def test_card_laid_askew_hiding_the_column_tops_index_is_one_legal_move():
     assert _moves(events) == [(1, "6H", "seat1:nertz", "seat1:river3")]
     assert not tr.flags()
     assert [c.code for c in tr.table.layouts[1].river[3]] == ["7S", "6H"]
-    # an illegal card seen alone on the column is not taken to hide a card under it
+    # an illegal card seen alone on the column is not a clean move hiding the card under
+    # it: at most an inferred one, flagged
     tr = Tracker(HouseRules(), 2)
-    _play(tr, [(_table({0: "5C", 1: "6S"}), 3, None),
-               (_table({0: "5C", 1: "JD"}, {"seat1:river3": ["6S"]}), 30, None)])
-    assert [c.code for c in tr.table.layouts[1].river[3]] != ["7S", "6S"]
+    events = _play(tr, [(_table({0: "5C", 1: "6S"}), 3, None),
+                        (_table({0: "5C", 1: "JD"}, {"seat1:river3": ["6S"]}), 30, None)])
+    onto = [e for e in events if e["type"] == "move" and e["to"] == "seat1:river3"]
+    assert all(e.get("inferred") for e in onto)
+    if onto:
+        assert [(f["seat"], f["rule"]) for f in tr.flags()] == [(1, "river_colour")]
 
 
 def test_a_misplaced_card_taken_back_uncovers_the_pile_it_lay_on():
@@ -368,3 +372,18 @@ def test_an_ace_hidden_under_a_card_that_starts_a_pile_is_inferred():
     assert [(m[0], m[1]) for m in _moves(events)] == [(0, "AS"), (1, "2S")]
     assert not tr.flags()
     assert tr.table.score().lake_cards == [1, 1]
+
+
+def test_a_nertz_top_seen_on_a_column_later_is_not_stuck_on_the_pile():
+    # the Ace's landing on river3 is never seen settled (a hand stays over the column), but
+    # the card is glimpsed there and the pile shows a new top for seconds: the Ace moved
+    tr = Tracker(HouseRules(), 2)
+    start = _table({0: "AH", 1: "5D"})
+    after = _table({0: "9D", 1: "5D"}, {"seat0:river3": ["7H", "AH"]})
+    _feed(tr, [start])
+    events = _feed(tr, [after], repeat=40, covered=[{"seat0:river3": 1.0}])
+    moves = [(e["card"], e["from"], e["to"], e.get("inferred", False)) for e in events
+             if e["type"] == "move"]
+    assert moves == [("AH", "seat0:nertz", "seat0:river3", True)]
+    assert tr.table.layouts[0].nertz[-1].code == "9D"
+    assert tr.nertz_counts() == [12, 13]
