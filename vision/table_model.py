@@ -101,12 +101,13 @@ class TableModel:
 
     def __init__(self, profile: TableProfile, marker_every: int = 5,
                  max_place_mm: float = 34.0, motion_threshold: float = 22.0,
-                 max_misfit: float = 0.15) -> None:
+                 max_misfit: float = 0.15, settle_ms: float = 300.0) -> None:
         self.profile = profile
         self.rules = profile.rules
         self.marker_every = max(1, marker_every)
         self.max_place_mm = max_place_mm
         self.motion_threshold = motion_threshold
+        self.settle_ms = settle_ms
         self.max_misfit = max_misfit
         self.plane: PlaneMap | None = profile.plane
         self.watch = CameraWatch()
@@ -119,6 +120,8 @@ class TableModel:
         self.piles: list[_Pile] = []
         self.candidates: list[_Candidate] = []
         self._bg: np.ndarray | None = None
+        self._prev: np.ndarray | None = None
+        self._still_since: np.ndarray | None = None
         self.debug: dict[int, dict[str, Any]] | None = None  # per detection, for diagnostics
         self._frames = 0
         self._alerted: set[str] = set()
@@ -465,8 +468,11 @@ class TableModel:
         return alerts
 
     # --- covered ---------------------------------------------------------------------
-    def _motion(self, image: np.ndarray) -> tuple[np.ndarray | None, float]:
-        """The background-difference mask of a small grey copy, and its scale."""
+    def _motion(self, image: np.ndarray, t_ms: float | None = None
+                ) -> tuple[np.ndarray | None, float]:
+        """The background-difference mask of a small grey copy, and its scale. What has not
+        changed from frame to frame for ``settle_ms`` (a card that landed and lies still)
+        joins the background at once; the rest fades in slowly."""
         h, w = image.shape[:2]
         scale = 160.0 / w
         grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
@@ -474,8 +480,15 @@ class TableModel:
                                             interpolation=cv2.INTER_AREA), (3, 3), 0)
         small = small.astype(np.float32)
         if self._bg is None or self._bg.shape != small.shape:
-            self._bg = small
+            self._bg, self._prev = small, small
+            self._still_since = np.full(small.shape, -np.inf, np.float32)
             return None, scale
+        if t_ms is not None and self._prev is not None and self._still_since is not None:
+            moved = np.abs(small - self._prev) > self.motion_threshold / 2
+            self._still_since[moved] = t_ms
+            settled = (t_ms - self._still_since) >= self.settle_ms
+            self._bg[settled] = small[settled]
+        self._prev = small
         mask = (np.abs(small - self._bg) > self.motion_threshold).astype(np.uint8)
         cv2.accumulateWeighted(small, self._bg, 0.05)
         return mask, scale
@@ -542,7 +555,7 @@ class TableModel:
         state = self._calibrate(image, t_ms)
         self._frames += 1
         self.camera = state
-        mask, scale = self._motion(image)
+        mask, scale = self._motion(image, t_ms)
         if state != "ok" or self.plane is None:
             return Observation(frame, t_ms, table_found=False, camera=state,
                                hands=self._hands(mask, scale))

@@ -365,3 +365,25 @@ def _iou_any(a, b) -> float:
     w = min(a[2], b[2]) - max(a[0], b[0])
     h = min(a[3], b[3]) - max(a[1], b[1])
     return max(0.0, w) * max(0.0, h)
+
+
+def test_a_card_that_landed_and_lies_still_is_not_motion_for_long():
+    model = TableModel(TableProfile.propose(2, "rect", 1200, 800))
+    table = np.full((360, 640, 3), 90, np.uint8)
+    model._motion(table, 0.0)
+    landed = table.copy()
+    cv2.rectangle(landed, (300, 150), (340, 210), (250, 250, 250), -1)  # a card, still
+    box = (300.0, 150.0, 340.0, 210.0)
+    shares = []
+    for i in range(1, 8):
+        mask, scale = model._motion(landed, i * 100.0)
+        shares.append(model._share(mask, box, scale))
+    assert shares[0] > 0.5  # it just arrived: something moved there
+    assert shares[-1] == 0.0  # still for 300 ms: part of the table now
+    # a card carried across the table stays motion while it moves
+    for i in range(8, 14):
+        moving = table.copy()
+        x = 100 + 40 * (i - 8)
+        cv2.rectangle(moving, (x, 60), (x + 40, 120), (250, 250, 250), -1)
+        mask, scale = model._motion(moving, i * 100.0)
+        assert model._share(mask, (x, 60, x + 40, 120), scale) > 0.5
