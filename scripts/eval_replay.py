@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import random
 import statistics
 import sys
@@ -135,16 +136,33 @@ def run_round(i: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
             render_video(log, video, settings)
     render_s = time.perf_counter() - t0
     lines = [json.loads(x) for x in labels.read_text().splitlines()]
-    tracker = Tracker(rules, seats)
+    tracker = Tracker(rules, seats, min_frames=args.min_frames)
     calls = [] if args.no_calls else [(e["seat"], e["t_ms"]) for e in events
                                        if e["type"] == "call"]
     t0 = time.perf_counter()
-    feed(tracker, _observations(args.mode, lines, video, seats, rules), calls)
+    observations: Iterable[Observation] = _observations(args.mode, lines, video, seats, rules)
+    if args.mode == "full" and args.cache is not None:  # the detector is the slow part
+        observations = _cached(work / f"{tag}.observations.pkl", observations)
+    feed(tracker, observations, calls)
     replay_s = time.perf_counter() - t0
     out = compare(events, tracker.log())
     out.update(round=i, seats=seats, preset=preset, mistakes=mistakes,
                frames=len(lines) - 1, video_s=(len(lines) - 1) / args.fps,
                render_s=render_s, replay_s=replay_s, end_inferred=tracker.end_inferred)
+    return out
+
+
+def _cached(path: Path, observations: Iterable[Observation]) -> list[Observation]:
+    """The observations kept in ``path`` (this project's own pickle, written here), or
+    made now and kept there, so the tracker can be tried again without the detector."""
+    if path.exists():
+        with open(path, "rb") as fh:
+            return pickle.load(fh)  # noqa: S301 - a file this script wrote itself
+    out = list(observations)
+    tmp = path.with_suffix(".part")
+    with open(tmp, "wb") as fh:
+        pickle.dump(out, fh)
+    tmp.replace(path)
     return out
 
 
@@ -276,6 +294,8 @@ def main(argv: list[str] | None = None) -> None:
                    help="keep logs and renders here and reuse them (oracle mode renders "
                         "labels only)")
     p.add_argument("--only", type=str, default=None, help="comma-separated round numbers")
+    p.add_argument("--min-frames", type=int, default=2,
+                   help="the tracker's frames of agreement before a place's state counts")
     args = p.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
