@@ -1,0 +1,81 @@
+"""How often the full pipeline reads each place's exposed card right, frame by frame, from
+the observations ``scripts.eval_replay --mode full --cache DIR`` kept, against the render
+labels; and the most frequent misreads (truth → read).
+
+    python -m scripts.diag_reads cache/evalfull
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+import sys
+from collections import Counter
+from pathlib import Path
+
+from vision.observation import Observation, observation_from_labels
+
+KINDS = ("nertz", "river", "waste", "stock", "lake")
+
+
+def _kind(place: str) -> str:
+    return "lake" if place.startswith("lake:") else place.split(":")[1].rstrip("0123456789")
+
+
+def compare(observations: list[Observation], labels: list[dict]) -> tuple[Counter, Counter]:
+    """(right/wrong per place kind, misreads) over frames where the place is uncovered.
+    Lake piles are matched by code (the table model numbers its own piles)."""
+    tally: Counter = Counter()
+    misreads: Counter = Counter()
+    for obs, lab in zip(observations, labels, strict=False):
+        truth = observation_from_labels(lab)
+        lake_tops = {v.cards[-1].code for k, v in obs.places.items()
+                     if k.startswith("lake:") and v.cards}
+        for name, view in truth.places.items():
+            if view.covered > 0.02 or not view.cards:
+                continue
+            want = view.cards[-1].code
+            if name.startswith("lake:"):
+                ok = want in lake_tops
+            else:
+                got = obs.places.get(name)
+                read = got.cards[-1].code if got is not None and got.cards else None
+                ok = read == want
+                if not ok:
+                    misreads[(want, read)] += 1
+            tally[(_kind(name), ok)] += 1
+    return tally, misreads
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("cache", type=Path)
+    p.add_argument("--top", type=int, default=12, help="misreads to list")
+    args = p.parse_args(argv)
+    found = sorted(args.cache.glob("*.observations.pkl"))
+    if not found:
+        sys.exit(f"no *.observations.pkl in {args.cache}: run scripts.eval_replay "
+                 "--mode full --cache there first")
+    tally: Counter = Counter()
+    misreads: Counter = Counter()
+    for path in found:
+        labels_path = path.with_name(path.name.replace(".observations.pkl", ".labels.jsonl"))
+        with open(path, "rb") as fh:
+            observations = pickle.load(fh)  # noqa: S301 - written by scripts.eval_replay
+        labels = [json.loads(x) for x in labels_path.read_text().splitlines()][1:]
+        t, m = compare(observations, labels)
+        tally.update(t)
+        misreads.update(m)
+    print(f"{len(found)} round(s) from {args.cache}")
+    for kind in KINDS:
+        right, wrong = tally[(kind, True)], tally[(kind, False)]
+        if right + wrong:
+            print(f"  {kind:<6} exposed card read right in {right} of {right + wrong} "
+                  f"uncovered frames ({right / (right + wrong):.3f})")
+    print("  most frequent misreads (truth > read: frames): " + ", ".join(
+        f"{w}>{r}: {n}" for (w, r), n in misreads.most_common(args.top)))
+
+
+if __name__ == "__main__":
+    main()
