@@ -992,6 +992,7 @@ class Tracker:
         lake_tops = {c for name, st in self.states.items() if name.startswith("lake:")
                      for c in ((st.stable or ())[-1:] + ((st.top,) if st.top else ()))}
         new_pile = j >= len(table.lake)
+        ace = Card.parse(code).rank == 1 if code in ALL_CODES else False
         y_seen = self.seen_at.get((self._obs_place_of(src), code), t)
         in_hand = {c.code for c in self._loose}
         found = []
@@ -1017,8 +1018,8 @@ class Tracker:
                     continue  # seen again in the layout: not on the lake
                 legal = not new_pile and table.is_legal(
                     Move(seat, card, place, f"lake:{j}")) is True
-                if not (new_pile or card == code or legal):
-                    continue
+                if not (new_pile and not ace or card == code or legal):
+                    continue  # (nothing lies under an Ace that starts a pile)
                 found.append((seen, seat, place, card, legal))
         if not ready and any(self.t_ms - f[0] < self.orphan_settle_ms and not f[4]
                              for f in found):
