@@ -70,7 +70,6 @@ class _PlaceState:
     covered: bool = False
     last_frame: int = -1
     box: tuple[float, float, float, float] | None = None  # where its cards were last seen
-    hands: list[tuple[float, int]] = field(default_factory=list)  # (t, seat) of arms over it
     first: dict[str, float] = field(default_factory=dict)  # tops glimpsed since the commit
 
 
@@ -408,12 +407,6 @@ class Tracker:
             if not covered and st.box is not None and any(
                     _overlap(st.box, b) > self.cover_limit for b in movers):
                 covered = True  # a card in flight or a hand over the place's last cards
-            if st.box is not None:
-                for b, s in arms:
-                    if _overlap(st.box, b) > self.cover_limit:
-                        st.hands.append((float(obs.t_ms), s))
-                if st.hands and st.hands[0][0] < obs.t_ms - self.pool_window_ms:
-                    st.hands = [h for h in st.hands if h[0] >= obs.t_ms - self.pool_window_ms]
             top = codes[-1] if codes else None
             if place.seat is not None:  # where each free card was last seen
                 for c in codes[-1:] if place.kind == "waste" else codes:
@@ -753,8 +746,8 @@ class Tracker:
                 if last is not None and last[0] != place and last[1] > left:
                     continue  # it shows elsewhere in the layout
                 piles = tops[code]
-                armed = [p for p in piles if any(s == seat and ht >= left - 200
-                                                 for ht, s in self.states[p].hands)]
+                armed = [p for p in piles if seat in self._arms_over(
+                    self.states[p].box, left - 200, float("inf"))]
                 pick = armed[0] if len(armed) == 1 else piles[0] if len(piles) == 1 else None
                 if pick is None:
                     continue
@@ -842,12 +835,12 @@ class Tracker:
         if st is None or not src.startswith("seat"):
             return owner
         left = self.seen_at.get((self._obs_place_of(src), code), t)
-        seats = {s for ht, s in st.hands if left - 200 <= ht <= t}
+        seats = set(self._arms_over(st.box, left - 200, t + 1))
         if owner in seats or len(seats) != 1:
             return owner
         prefix = f"seat{owner}:"
-        if any(s == owner and left - 300 <= ht <= t for name, ps in self.states.items()
-               if name.startswith(prefix) for ht, s in ps.hands):
+        if any(owner in self._arms_over(ps.box, left - 300, t + 1)
+               for name, ps in self.states.items() if name.startswith(prefix)):
             return owner  # the owner's arm was in its own layout then: its own move
         return seats.pop()
 
