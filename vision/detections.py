@@ -24,7 +24,11 @@ __all__ = ["BoxAnnotator", "Detections", "box_iou", "merge_tiles", "nms_indices"
 
 def _obj(values: Iterable[Any], n: int) -> np.ndarray:
     out = np.empty(n, dtype=object)
-    out[:] = list(values)
+    items = list(values)
+    if len(items) != n:
+        raise ValueError(f"expected {n} entries, got {len(items)}")
+    for i, v in enumerate(items):  # one by one: numpy would unpack nested tuples
+        out[i] = v
     return out
 
 
@@ -35,7 +39,9 @@ class Detections:
     ``xyxy`` (N, 4) float32 pixels; ``confidence`` (N,) float32; ``class_id`` (N,) int64;
     ``code`` (N,) object — a card code such as ``"QH"``, ``"back"``, or None when not
     identified yet; ``design`` (N,) object — a back design id or None; ``corners``
-    (N, 4, 2) float32 card corners or None.
+    (N, 4, 2) float32 card corners or None; ``alternatives`` (N,) object — the reader's
+    next most likely codes of each card as ``((code, probability), ...)``, best first
+    (empty when there are none).
     """
 
     xyxy: np.ndarray
@@ -44,6 +50,7 @@ class Detections:
     code: np.ndarray
     design: np.ndarray
     corners: np.ndarray | None = None
+    alternatives: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         self.xyxy = np.asarray(self.xyxy, np.float32).reshape(-1, 4)
@@ -54,8 +61,13 @@ class Detections:
             self.code = _obj(self.code, n)
         if not (isinstance(self.design, np.ndarray) and self.design.dtype == object):
             self.design = _obj(self.design, n)
-        if len(self.code) != n or len(self.design) != n:
-            raise ValueError("code and design must have one entry per box")
+        if self.alternatives is None:
+            self.alternatives = _obj([()] * n, n)
+        elif not (isinstance(self.alternatives, np.ndarray)
+                  and self.alternatives.dtype == object):
+            self.alternatives = _obj([tuple(a) for a in self.alternatives], n)
+        if len(self.code) != n or len(self.design) != n or len(self.alternatives) != n:
+            raise ValueError("code, design and alternatives must have one entry per box")
         if self.corners is not None:
             self.corners = np.asarray(self.corners, np.float32).reshape(n, 4, 2)
 
@@ -70,15 +82,18 @@ class Detections:
     @classmethod
     def create(cls, xyxy: Any, confidence: Any = None, class_id: Any = None,
                code: Sequence[Any] | None = None, design: Sequence[Any] | None = None,
-               corners: Any = None) -> Detections:
-        """Detections with defaults: confidence 1, class 0, code and design None."""
+               corners: Any = None, alternatives: Sequence[Any] | None = None
+               ) -> Detections:
+        """Detections with defaults: confidence 1, class 0, code and design None, no
+        alternatives."""
         xyxy = np.asarray(xyxy, np.float32).reshape(-1, 4)
         n = len(xyxy)
         return cls(xyxy,
                    np.ones(n, np.float32) if confidence is None else confidence,
                    np.zeros(n, np.int64) if class_id is None else class_id,
                    _obj([None] * n if code is None else code, n),
-                   _obj([None] * n if design is None else design, n), corners)
+                   _obj([None] * n if design is None else design, n), corners,
+                   None if alternatives is None else _obj([tuple(a) for a in alternatives], n))
 
     @classmethod
     def merge(cls, parts: Sequence[Detections]) -> Detections:
@@ -92,7 +107,8 @@ class Detections:
                    np.concatenate([p.confidence for p in parts]),
                    np.concatenate([p.class_id for p in parts]),
                    np.concatenate([p.code for p in parts]),
-                   np.concatenate([p.design for p in parts]), corners)
+                   np.concatenate([p.design for p in parts]), corners,
+                   np.concatenate([p.alternatives for p in parts]))
 
     @classmethod
     def from_yolo(cls, raw: np.ndarray, conf: float = 0.25,
@@ -144,7 +160,8 @@ class Detections:
             index = [int(index)]
         return Detections(self.xyxy[index], self.confidence[index], self.class_id[index],
                           self.code[index], self.design[index],
-                          None if self.corners is None else self.corners[index])
+                          None if self.corners is None else self.corners[index],
+                          self.alternatives[index])
 
     def __iter__(self) -> Iterator[Detections]:
         for i in range(len(self)):
@@ -163,7 +180,8 @@ class Detections:
         corners = None if self.corners is None else self.corners + np.array([dx, dy],
                                                                              np.float32)
         return Detections(self.xyxy + shift, self.confidence.copy(), self.class_id.copy(),
-                          self.code.copy(), self.design.copy(), corners)
+                          self.code.copy(), self.design.copy(), corners,
+                          self.alternatives.copy())
 
     def with_nms(self, iou: float = 0.5, class_agnostic: bool = False) -> Detections:
         """Greedy non-maximum suppression: the most confident of overlapping boxes (IoU >

@@ -218,6 +218,7 @@ class CardDetector:
             candidates.append(box)
             crops += self._upright_index_crops(image, quad)
         boxes, confs, names = [], [], []
+        alts: list[tuple[tuple[str, float], ...]] = []
         if crops:
             probs = self.classifier.probabilities(crops)
             if "none" in self.classifier.names:
@@ -230,10 +231,12 @@ class CardDetector:
                 boxes.append(box)
                 confs.append(0.5 * float(pair[row, col]))
                 names.append(self.classifier.names[col])
+                alts.append(self._alternatives(pair[row], self.classifier.names[col]))
         if not boxes:
             return cards
         extra = Detections.create(np.asarray(boxes, np.float32), np.asarray(confs, np.float32),
-                                  [FACE] * len(boxes), names, [None] * len(boxes))
+                                  [FACE] * len(boxes), names, [None] * len(boxes),
+                                  alternatives=alts)
         return Detections.merge([cards, extra])
 
     @classmethod
@@ -437,9 +440,10 @@ class CardDetector:
                 for view in (card, card[::-1, ::-1])]
 
     def _read_corners(self, image: np.ndarray, faces: np.ndarray
-                      ) -> list[tuple[str | None, float]]:
+                      ) -> list[tuple[str | None, float, np.ndarray | None]]:
         """Read cards whose index the localiser missed from where their indices must be:
-        the surest of the corner reads, or (None, 0) when no corner reads as a card."""
+        the surest of the corner reads with its class probabilities, or (None, 0, None)
+        when no corner reads as a card."""
         boxes: list[np.ndarray] = []
         turns: list[tuple[int, ...]] = []
         owner: list[int] = []
@@ -448,12 +452,13 @@ class CardDetector:
                 boxes.append(box)
                 turns.append((k,))
                 owner.append(f)
-        out: list[tuple[str | None, float]] = [(None, 0.0)] * len(faces)
+        out: list[tuple[str | None, float, np.ndarray | None]] = [(None, 0.0, None)] * len(faces)
         if boxes:
-            codes, confs = self.classifier.read_boxes(image, np.stack(boxes), turns)
-            for f, code, conf in zip(owner, codes, confs, strict=True):
+            codes, confs, probs = self.classifier.read_boxes_probabilities(
+                image, np.stack(boxes), turns)
+            for f, code, conf, row in zip(owner, codes, confs, probs, strict=True):
                 if code != "none" and conf >= self.min_code_conf and conf > out[f][1]:
-                    out[f] = (code, float(conf))
+                    out[f] = (code, float(conf), row)
         # a card turned at any angle: find its outline, warp it upright, read both ends
         crops: list[np.ndarray] = []
         crop_owner: list[int] = []
@@ -463,11 +468,39 @@ class CardDetector:
                 crops += self._upright_index_crops(image, quad)
                 crop_owner += [f, f]
         if crops:
-            codes, confs = self.classifier(crops)
-            for f, code, conf in zip(crop_owner, codes, confs, strict=True):
+            probs = self.classifier.probabilities(crops)
+            best = probs.argmax(axis=1)
+            for f, k, row in zip(crop_owner, best, probs, strict=True):
+                code, conf = self.classifier.names[int(k)], float(row[k])
                 if code != "none" and conf >= self.min_code_conf and conf > out[f][1]:
-                    out[f] = (code, float(conf))
+                    out[f] = (code, conf, row)
         return out
+
+    #: alternatives kept per card: at most this many, each at least this likely
+    MAX_ALTERNATIVES = 4
+    MIN_ALTERNATIVE_P = 0.01
+
+    def _alternatives(self, probs: np.ndarray | None, code: str
+                      ) -> tuple[tuple[str, float], ...]:
+        """The next most likely codes after ``code`` from one card's class probabilities
+        (normalised over the card codes), best first."""
+        if probs is None:
+            return ()
+        p = np.asarray(probs, np.float64).copy()
+        names = self.classifier.names
+        if "none" in names:
+            p[names.index("none")] = 0.0
+        total = float(p.sum())
+        if total <= 0:
+            return ()
+        p /= total
+        out: list[tuple[str, float]] = []
+        for k in np.argsort(-p):
+            if len(out) >= self.MAX_ALTERNATIVES or p[k] < self.MIN_ALTERNATIVE_P:
+                break
+            if names[int(k)] != code:
+                out.append((names[int(k)], round(float(p[k]), 4)))
+        return tuple(out)
 
     def group(self, image: np.ndarray, dets: Detections) -> Detections:
         """Read the indices and report each physical card once."""
@@ -485,15 +518,17 @@ class CardDetector:
         codes = [c for c, k in zip(codes, keep, strict=True) if k]
         code_conf = np.asarray(code_conf, np.float32)[keep] if len(keep) else code_conf
         boxes, confs, names = [], [], []
+        alts: list[tuple[tuple[str, float], ...]] = []
         used = np.zeros(len(idx), bool)
         owner = self._index_owner(idx.xyxy, faces.xyxy)
         unread = [f for f in range(len(faces)) if not np.any(owner == f)]
         corner_reads = self._read_corners(image, faces.xyxy[unread]) if unread else []
-        for f, (code, conf) in zip(unread, corner_reads, strict=True):
+        for f, (code, conf, row) in zip(unread, corner_reads, strict=True):
             if code is not None:
                 boxes.append(faces.xyxy[f])
                 confs.append(float(faces.confidence[f] * conf))
                 names.append(code)
+                alts.append(self._alternatives(row, code))
         for f in range(len(faces)):
             members = np.nonzero(owner == f)[0]
             if not len(members):
@@ -503,15 +538,19 @@ class CardDetector:
             used[members] = True
             if len(members) == 1:
                 code, conf = codes[members[0]], float(code_conf[members[0]])
+                row = code_probs[members[0]]
             else:
                 p = code_probs[members].copy()
                 if "none" in self.classifier.names:
                     p[:, self.classifier.names.index("none")] = 0.0
-                k = int(np.log(p + 1e-4).sum(axis=0).argmax())
+                joint = np.log(p + 1e-4).sum(axis=0)
+                k = int(joint.argmax())
                 code, conf = self.classifier.names[k], float(p[:, k].max())
+                row = np.exp(joint - joint.max())
             boxes.append(faces.xyxy[f])
             confs.append(float(faces.confidence[f] * conf))
             names.append(code)
+            alts.append(self._alternatives(row, code))
         # indices without a face box: cards showing only their index strip (fanned rivers);
         # boxes on one index (the localiser's boxes that NMS kept apart) are one card, the
         # surest read
@@ -540,6 +579,7 @@ class CardDetector:
             boxes.append(idx.xyxy[i])
             confs.append(float(idx.confidence[i] * code_conf[i]))
             names.append(codes[i])
+            alts.append(self._alternatives(code_probs[i], codes[i]))
         designs: list[str | None] = [None] * len(names)
         back_designs: list[str | None] = [None] * len(backs)
         if len(backs) and self.backs is not None:
@@ -549,7 +589,8 @@ class CardDetector:
             np.asarray(all_boxes, np.float32).reshape(-1, 4),
             np.asarray(confs + list(backs.confidence), np.float32),
             [FACE] * len(names) + [BACK] * len(backs),
-            names + ["back"] * len(backs), designs + back_designs)
+            names + ["back"] * len(backs), designs + back_designs,
+            alternatives=alts + [()] * len(backs))
 
 
 __all__ = ["CardDetector", "Localiser", "ModelError"]

@@ -233,7 +233,7 @@ class TableModel:
                                    - np.dot(quad[:, 1], np.roll(quad[:, 0], 1))))
             code = dets.code[i] if dets.code[i] is not None else "back"
             card = SeenCard(str(code), (x1, y1, x2, y2), float(dets.confidence[i]),
-                            dets.design[i])
+                            dets.design[i], tuple(dets.alternatives[i]))
             out.append(_Mapped(i, self.plane.to_mm(centre_px[None])[0],
                                area < 0.3 * CARD_AREA_MM2 and code != "back", card))
         return out

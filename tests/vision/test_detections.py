@@ -149,3 +149,15 @@ def test_annotator_draws_boxes_and_labels():
     corners = Detections.create([[20, 30, 80, 100]], corners=[[[20, 30], [80, 30], [80, 100],
                                                                 [20, 100]]])
     assert BoxAnnotator(labels=False).annotate(frame, corners)[30:100, 20].max() > 0
+
+
+def test_alternatives_stay_parallel_through_slicing_merging_and_nms():
+    dets = Detections.create([[0, 0, 10, 10], [1, 1, 11, 11], [50, 50, 60, 60]],
+                             [0.9, 0.5, 0.8], [0, 0, 0], ["AS", "2S", "KH"],
+                             alternatives=[(("AC", 0.2),), (), (("KD", 0.3), ("QH", 0.1))])
+    kept = dets.with_nms(0.5)
+    assert kept.code.tolist() == ["AS", "KH"]
+    assert kept.alternatives.tolist() == [(("AC", 0.2),), (("KD", 0.3), ("QH", 0.1))]
+    both = Detections.merge([kept[1:], Detections.create([[0, 0, 1, 1]])])
+    assert both.alternatives.tolist() == [(("KD", 0.3), ("QH", 0.1)), ()]
+    assert both.offset(5, 5).alternatives.tolist() == both.alternatives.tolist()
