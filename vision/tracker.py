@@ -399,7 +399,7 @@ class Tracker:
                 continue
             st = self.states.setdefault(name, _PlaceState())
             view = obs.places.get(name)
-            raw = view.codes if view is not None else []
+            raw = self._resolved(name, view) if view is not None else []
             codes, usable = self._view_codes(name, raw)
             covered = view is not None and view.covered > self.cover_limit
             if view is not None and view.cards:
@@ -439,6 +439,87 @@ class Tracker:
                 st.first = {}
                 changed = True
         return changed
+
+    # --- reads the rules make likely --------------------------------------------------
+    #: how much likelier a read is than an alternative that fits the engine's table before
+    #: it is kept against it (a prior of 1 for what fits, this for what does not)
+    UNLIKELY = 0.08
+
+    def _resolved(self, place: str, view: Any) -> list[str]:
+        """The codes of a place's cards, each read replaced by one of the reader's
+        alternatives when the engine's table makes the alternative much likelier: the card
+        the engine has there, a card that may legally land there, a hidden card of the seat
+        (not a card known to lie elsewhere). A read with no alternatives is kept."""
+        codes = [c.code for c in view.cards]
+        if self.table is None or not any(c.alternatives for c in view.cards):
+            return codes
+        exp = self._expected(place)
+        for i, card in enumerate(view.cards):
+            if not card.alternatives or card.code == "back":
+                continue
+            top = i == len(view.cards) - 1
+            p_read = max(0.0, 1.0 - sum(p for _a, p in card.alternatives))
+            best, score = card.code, p_read * self._prior(place, card.code, exp, top)
+            if score >= p_read * 0.5:
+                continue  # the read fits the table: keep it
+            for alt, p in card.alternatives:
+                if alt in codes:
+                    continue  # one code once per place
+                s = p * self._prior(place, alt, exp, top)
+                if s > score:
+                    best, score = alt, s
+            codes[i] = best
+        return codes
+
+    def _prior(self, place: str, code: str, exp: tuple[str, ...], top: bool) -> float:
+        """How well ``code`` read at ``place`` fits the engine's table: 1 for the card
+        the engine has there or a card that may land there now, 0.5 for a hidden card of
+        the seat, :attr:`UNLIKELY` for a card known to be elsewhere or breaking the rules."""
+        table = self.table
+        assert table is not None
+        if code in exp:
+            return 1.0
+        if code not in self._deck():
+            return self.UNLIKELY
+        kind = self._kind(place)
+        if kind == "lake":
+            if not top:
+                return self.UNLIKELY
+            c = Card.parse(code)
+            if not exp:
+                return 1.0 if c.rank == 1 else self.UNLIKELY
+            t = Card.parse(exp[-1])
+            if c.suit == t.suit and c.rank == t.rank + 1:
+                return 1.0
+            if c.suit == t.suit and 0 < c.rank - t.rank <= 3:
+                return 0.5  # cards landed unseen in between
+            j = self.lake_map.get(place)
+            under = table.lake[j].placements if j is not None and j < len(table.lake) else []
+            return 0.5 if len(under) > 1 and under[-2].card.code == code else self.UNLIKELY
+        p = Place.parse(place)
+        seat = p.seat
+        assert seat is not None
+        where = table.where(code, seat)
+        if where is None:
+            return self.UNLIKELY
+        hidden = where.kind in ("stock", "waste", "nertz") and (seat, code) not in self.known
+        if kind in ("nertz", "waste"):
+            if hidden:
+                return 0.5
+            if kind == "waste" and where.kind == "stock":
+                return 0.5  # a known stock card turned by a draw
+            return self.UNLIKELY
+        if kind == "river":
+            if not top:
+                return self.UNLIKELY
+            if hidden:
+                return 0.5  # drawn and played between two views
+            try:
+                legal = table.is_legal(Move(seat, code, str(where), place))
+            except (ValueError, ImpossibleAction):
+                legal = False
+            return 1.0 if legal else self.UNLIKELY
+        return self.UNLIKELY
 
     # --- what the engine says the camera should see ------------------------------------
     def _expected(self, place: str) -> tuple[str, ...]:

@@ -387,3 +387,35 @@ def test_a_nertz_top_seen_on_a_column_later_is_not_stuck_on_the_pile():
     assert moves == [("AH", "seat0:nertz", "seat0:river3", True)]
     assert tr.table.layouts[0].nertz[-1].code == "9D"
     assert tr.nertz_counts() == [12, 13]
+
+
+def _obs_alts(frame: int, places: dict[str, list[str]],
+              alternatives: dict[tuple[str, str], tuple[tuple[str, float], ...]]
+              ) -> Observation:
+    views = {p: PlaceView(p, [SeenCard(c, BOX, alternatives=alternatives.get((p, c), ()))
+                              for c in codes])
+             for p, codes in places.items() if codes}
+    return Observation(frame, frame * 100.0, views)
+
+
+def test_a_persistent_misread_is_resolved_by_the_readers_alternative_that_fits():
+    # seat 0's 9C lies on its river; its new nertz top is 9S, read as 9C in every frame with
+    # 9S as the reader's next read: the tracker takes 9S (the 9C cannot be in two places)
+    tr = Tracker(HouseRules(), 2)
+    alts = {("seat0:nertz", "9C"): (("9S", 0.3), ("6C", 0.1))}
+    frames = [_table({0: "AS", 1: "5D"})] * 3 + \
+        [_table({0: "9C", 1: "5D"}, {"lake:0": ["AS"]})] * 12
+    events = []
+    for n, places in enumerate(frames):
+        events += tr.update(_obs_alts(n, places, alts))
+    assert tr.table.layouts[0].nertz[-1].code == "9S"
+    assert tr.table.layouts[0].river[2][-1].code == "9C"
+    assert _moves(events) == [(0, "AS", "seat0:nertz", "lake:0")]
+    # a read that fits the table is kept even when an alternative would fit too
+    tr2 = Tracker(HouseRules(), 2)
+    alts2 = {("seat0:nertz", "8H"): (("9S", 0.3),)}
+    frames2 = [_table({0: "AS", 1: "5D"})] * 3 + \
+        [_table({0: "8H", 1: "5D"}, {"lake:0": ["AS"]})] * 12
+    for n, places in enumerate(frames2):
+        tr2.update(_obs_alts(n, places, alts2))
+    assert tr2.table.layouts[0].nertz[-1].code == "8H"
