@@ -1,0 +1,289 @@
+"""Train the face reader (``models/face_reader.onnx``): a small CNN that reads a whole card,
+warped upright (``vision.crops.upright_card``) and shrunk to 48×64, as one of the 52 codes
+or ``none`` — from its pips (count, layout and shape), its picture and its indices together,
+so that a card is read where its corner index is too small to read alone.
+
+Data: ``scripts.make_face_crops`` (``<data>/{train,val}/<class>/*.png``). The model has a
+rank head (13 ranks + ``none``) and a suit head like ``scripts.train_index_reader``, the
+same per-image colour normalisation in the graph, and reads the card both ways up: the
+exported graph averages its probabilities over the crop and the crop turned 180° (which
+end of a card is up is not known at run time), so its output does not depend on it.
+
+    python -m scripts.make_face_crops --out datasets/face_crops --per-card 40 \\
+        --val-per-card 8 --generic-per-card 100 --seed 0
+    python -m scripts.train_face_reader --data datasets/face_crops --epochs 6 \\
+        --out models/face_reader.onnx
+
+Checkpoints every epoch to ``--work`` (``last.pt``) and resumes from it with ``--resume``;
+runs on a GPU unchanged with ``--device cuda``; ``--threads`` sets torch's CPU threads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from scripts.train_index_reader import NONE, RANKS, SUITS, class_names, class_probabilities
+
+#: the input (width, height)
+SIZE = (48, 64)
+
+
+def load_split(folders: list[Path], limit: int = 0, seed: int = 0
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Images (N, H, W, 3) RGB uint8, rank targets (13 = none), suit targets (-1 = none)."""
+    files = sorted(p for folder in folders for p in folder.glob("*/*.png"))
+    random.Random(seed).shuffle(files)
+    if limit:
+        files = files[:limit]
+    w, h = SIZE
+    images = np.zeros((len(files), h, w, 3), np.uint8)
+    ranks = np.zeros(len(files), np.int64)
+    suits = np.zeros(len(files), np.int64)
+    for i, p in enumerate(files):
+        img = cv2.imread(str(p))
+        if img.shape[:2] != (h, w):
+            img = cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA)
+        images[i] = img[:, :, ::-1]
+        code = p.parent.name
+        if code == NONE:
+            ranks[i], suits[i] = len(RANKS), -1
+        else:
+            ranks[i], suits[i] = RANKS.index(code[:-1]), SUITS.index(code[-1])
+    return images, ranks, suits
+
+
+def build_model():  # noqa: ANN201 - torch is imported lazily (train extra only)
+    import torch
+    from torch import nn
+
+    def block(cin: int, cout: int, convs: int) -> list[nn.Module]:
+        layers: list[nn.Module] = []
+        for k in range(convs):
+            layers += [nn.Conv2d(cin if k == 0 else cout, cout, 3, padding=1, bias=False),
+                       nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
+        return layers + [nn.MaxPool2d(2)]
+
+    class FaceReader(nn.Module):
+        """Per-image normalisation → 4 conv blocks → a 4×3 grid of features (where the
+        pips are) → rank and suit heads."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.features = nn.Sequential(*block(3, 16, 1), *block(16, 32, 1),
+                                          *block(32, 64, 2), *block(64, 128, 2),
+                                          nn.AdaptiveAvgPool2d((4, 3)), nn.Flatten())
+            self.neck = nn.Sequential(nn.Dropout(0.3), nn.Linear(128 * 12, 256),
+                                      nn.ReLU(inplace=True), nn.Dropout(0.2))
+            self.rank = nn.Linear(256, len(RANKS) + 1)
+            self.suit = nn.Linear(256, len(SUITS))
+
+        @staticmethod
+        def normalise(x: torch.Tensor) -> torch.Tensor:
+            x = x - x.mean(dim=(2, 3), keepdim=True)
+            return x / (x.std(dim=(1, 2, 3), keepdim=True) + 0.02)
+
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            h = self.neck(self.features(self.normalise(x)))
+            return self.rank(h), self.suit(h)
+
+    return FaceReader()
+
+
+def both_ways(model, x):  # noqa: ANN001, ANN201
+    """(N, 53) class probabilities averaged over the crops and the crops turned 180°."""
+    import torch
+
+    return (class_probabilities(*model(x))
+            + class_probabilities(*model(torch.flip(x, dims=(2, 3))))) / 2
+
+
+def augment(batch, generator):  # noqa: ANN001, ANN201
+    """On-the-fly augmentation of a float batch (N, 3, H, W) in 0–1: half turned 180°,
+    shifts of up to 3 px, per-channel gain and offset, contrast, noise, a random occluding
+    bar sometimes."""
+    import torch
+
+    n, _c, h, w = batch.shape
+    turn = torch.rand(n, generator=generator) < 0.5
+    batch = torch.where(turn[:, None, None, None], torch.flip(batch, dims=(2, 3)), batch)
+    pad = torch.nn.functional.pad(batch, (3, 3, 3, 3), mode="replicate")
+    dx = torch.randint(0, 7, (n,), generator=generator)
+    dy = torch.randint(0, 7, (n,), generator=generator)
+    out = torch.stack([pad[i, :, dy[i]:dy[i] + h, dx[i]:dx[i] + w] for i in range(n)])
+    gain = 1 + 0.25 * (torch.rand(n, 3, 1, 1, generator=generator) - 0.5)
+    offset = 0.15 * (torch.rand(n, 3, 1, 1, generator=generator) - 0.5)
+    contrast = 0.6 + 0.8 * torch.rand(n, 1, 1, 1, generator=generator)
+    mean = out.mean(dim=(1, 2, 3), keepdim=True)
+    out = (out - mean) * contrast + mean
+    out = out * gain + offset
+    out = out + 0.03 * torch.rand(n, 1, 1, 1, generator=generator) * torch.randn(
+        out.shape, generator=generator)
+    bars = torch.rand(n, generator=generator) < 0.1
+    for i in torch.nonzero(bars).flatten().tolist():
+        t = int(torch.randint(4, 12, (1,), generator=generator))
+        shade = float(torch.rand(1, generator=generator))
+        if float(torch.rand(1, generator=generator)) < 0.5:
+            x0 = int(torch.randint(0, w - t, (1,), generator=generator))
+            out[i, :, :, x0:x0 + t] = shade
+        else:
+            y0 = int(torch.randint(0, h - t, (1,), generator=generator))
+            out[i, :, y0:y0 + t, :] = shade
+    return out.clamp(0, 1)
+
+
+def evaluate(model, images: np.ndarray, ranks: np.ndarray, suits: np.ndarray,  # noqa: ANN001
+             device: str) -> dict[str, float]:
+    """Held-out card top-1, rank, suit (cards only) and ``none`` recall, read both ways."""
+    import torch
+
+    model.eval()
+    names = class_names()
+    pred: list[int] = []
+    with torch.no_grad():
+        for i in range(0, len(images), 512):
+            x = torch.from_numpy(images[i:i + 512]).to(device).permute(0, 3, 1, 2).float() / 255
+            pred += both_ways(model, x).argmax(dim=1).tolist()
+    truth = [NONE if r == len(RANKS) else RANKS[r] + SUITS[s]
+             for r, s in zip(ranks, suits, strict=True)]
+    got = [names[p] for p in pred]
+    cards = [(t, g) for t, g in zip(truth, got, strict=True) if t != NONE]
+    pips = [(t, g) for t, g in cards if t[:-1] not in ("J", "Q", "K")]
+    n = max(1, len(cards))
+    return {"card": sum(t == g for t, g in cards) / n,
+            "rank": sum(t[:-1] == g[:-1] for t, g in cards) / n,
+            "suit": sum(t[-1] == g[-1] for t, g in cards) / n,
+            "pip_cards": sum(t == g for t, g in pips) / max(1, len(pips)),
+            "none_recall": sum(t == g for t, g in zip(truth, got, strict=True) if t == NONE)
+            / max(1, truth.count(NONE))}
+
+
+def export(model, out: Path) -> Path:  # noqa: ANN001
+    """ONNX (dynamic batch, opset 17) of the both-ways probabilities, with ``names`` and
+    ``imgsz`` ([height, width]) metadata."""
+    import onnx
+    import torch
+
+    class Probabilities(torch.nn.Module):
+        def __init__(self, inner: torch.nn.Module) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return both_ways(self.inner, x)
+
+    wrapped = Probabilities(model.cpu().eval())
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp.onnx")
+    w, h = SIZE
+    torch.onnx.export(wrapped, torch.zeros(1, 3, h, w), str(tmp), input_names=["images"],
+                      output_names=["probs"], dynamic_axes={"images": {0: "batch"},
+                                                            "probs": {0: "batch"}},
+                      opset_version=17, dynamo=False)
+    proto = onnx.load(str(tmp))
+    meta = {"names": str(dict(enumerate(class_names()))), "imgsz": str([h, w]),
+            "task": "classify", "model": "FaceReader (scripts/train_face_reader.py)"}
+    for k, v in meta.items():
+        entry = proto.metadata_props.add()
+        entry.key, entry.value = k, v
+    onnx.save(proto, str(out))
+    tmp.unlink()
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, nargs="+", default=[Path("datasets/face_crops")],
+                        help="crop folders (each with train/ and val/)")
+    parser.add_argument("--epochs", type=int, default=6)
+    parser.add_argument("--batch", type=int, default=128)
+    parser.add_argument("--lr", type=float, default=3e-3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    parser.add_argument("--limit", type=int, default=0, help="use only N training crops")
+    parser.add_argument("--work", type=Path, default=Path("runs/face_reader"))
+    parser.add_argument("--resume", action="store_true", help="continue from --work/last.pt")
+    parser.add_argument("--init", type=Path, default=None,
+                        help="start from these weights (a best.pt) with a fresh schedule")
+    parser.add_argument("--out", type=Path, default=Path("models/face_reader.onnx"))
+    args = parser.parse_args(argv)
+
+    import torch
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    generator = torch.Generator().manual_seed(args.seed)
+    train = load_split([d / "train" for d in args.data], args.limit, args.seed)
+    val = load_split([d / "val" for d in args.data], 0, args.seed)
+    print(f"train {len(train[0])} crops, val {len(val[0])} crops", flush=True)
+    model = build_model().to(args.device)
+    if args.init is not None:
+        model.load_state_dict(torch.load(args.init, map_location=args.device))
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
+    steps_per_epoch = math.ceil(len(train[0]) / args.batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, epochs=args.epochs,
+                                                steps_per_epoch=steps_per_epoch,
+                                                pct_start=0.15)
+    args.work.mkdir(parents=True, exist_ok=True)
+    start, best = 0, -1.0
+    last = args.work / "last.pt"
+    if args.resume and last.is_file():
+        state = torch.load(last, map_location=args.device, weights_only=False)
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        sched.load_state_dict(state["sched"])
+        start, best = state["epoch"] + 1, state["best"]
+        generator.set_state(state["generator"])
+        print(f"resumed after epoch {start}", flush=True)
+    ce_rank = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    ce_suit = torch.nn.CrossEntropyLoss(label_smoothing=0.05, ignore_index=-1)
+    images = torch.from_numpy(train[0])
+    ranks, suits = torch.from_numpy(train[1]), torch.from_numpy(train[2])
+    for epoch in range(start, args.epochs):
+        model.train()
+        t0, total = time.time(), 0.0
+        order = torch.randperm(len(images), generator=generator)
+        for step in range(steps_per_epoch):
+            idx = order[step * args.batch:(step + 1) * args.batch]
+            x = images[idx].permute(0, 3, 1, 2).float() / 255
+            x = augment(x, generator).to(args.device)
+            r_logits, s_logits = model(x)
+            loss = ce_rank(r_logits, ranks[idx].to(args.device)) + ce_suit(
+                s_logits, suits[idx].to(args.device))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach())
+            if step % 100 == 0:
+                print(json.dumps({"epoch": epoch + 1, "step": step, "of": steps_per_epoch,
+                                  "loss": round(total / (step + 1), 4),
+                                  "seconds": round(time.time() - t0, 1)}), flush=True)
+        scores = evaluate(model, *val, args.device)
+        print(json.dumps({"epoch": epoch + 1, "loss": round(total / steps_per_epoch, 4),
+                          "seconds": round(time.time() - t0, 1),
+                          **{k: round(v, 4) for k, v in scores.items()}}), flush=True)
+        if scores["card"] > best:
+            best = scores["card"]
+            torch.save(model.state_dict(), args.work / "best.pt")
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(),
+                    "sched": sched.state_dict(), "epoch": epoch, "best": best,
+                    "generator": generator.get_state()}, last)
+        # the best weights so far, exported every epoch (a run stopped early still leaves one)
+        state = model.state_dict()
+        model.load_state_dict(torch.load(args.work / "best.pt", map_location=args.device))
+        export(model, args.out)
+        model.to(args.device).load_state_dict(state)
+    print(f"best held-out card top-1 {best:.4f}; exported {args.out}")
+
+
+if __name__ == "__main__":
+    main()

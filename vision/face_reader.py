@@ -1,0 +1,122 @@
+"""The face reader: a whole card, warped upright (:func:`vision.crops.upright_card`), read
+as one of the 52 card codes (or ``none``) from its pips, picture and indices together —
+where a card's corner index is too small to read alone (a 7–11 px index), its pips are
+still several pixels each. ONNX model ``models/face_reader.onnx``
+(``scripts/train_face_reader.py``), run with onnxruntime; its output does not depend on
+which end of the card is up (the graph reads the crop both ways).
+
+The detector multiplies the face reader's probabilities into its index reads
+(:func:`fuse`); court cards lean on the index: the face tells a court card of a suit from a
+number card, not which court (real decks' court pictures vary far more than the renders').
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .crops import card_quad, upright_card
+from .identify import MODELS, ModelError, onnx_model
+
+COURTS = ("J", "Q", "K")
+
+
+class FaceReader:
+    """Reads whole upright cards as card codes."""
+
+    #: weight (exponent) of the face reader's probabilities against the index reader's
+    WEIGHT = 1.0
+    #: a face whose ``none`` probability is above this is not used (a back, a hand over it)
+    MAX_NONE = 0.5
+
+    def __init__(self, path: str | Path, threads: int = 2) -> None:
+        self.session, self.names, _size = onnx_model(path, "face reader", threads)
+        meta = self.session.get_modelmeta().custom_metadata_map
+        try:
+            h, w = (int(v) for v in ast.literal_eval(meta["imgsz"]))
+        except (KeyError, ValueError, SyntaxError, TypeError):
+            raise ModelError(f"{path}: the face reader carries no input size") from None
+        self.size = (w, h)  # width, height
+        self.input = self.session.get_inputs()[0].name
+
+    @classmethod
+    def load(cls, path: str | Path | None = None, threads: int = 2) -> FaceReader | None:
+        """The model at ``path`` (default ``models/face_reader.onnx``), or None when there
+        is no such file (the detector then reads indices alone)."""
+        path = Path(path) if path else MODELS / "face_reader.onnx"
+        return cls(path, threads) if path.is_file() else None
+
+    def probabilities(self, cards: Sequence[np.ndarray]) -> np.ndarray:
+        """(N, classes) probabilities for upright BGR card images of any size."""
+        if not len(cards):
+            return np.zeros((0, len(self.names)), np.float32)
+        batch = np.stack([
+            cv2.cvtColor(cv2.resize(c, self.size, interpolation=cv2.INTER_AREA)
+                         if c.shape[1::-1] != self.size else c, cv2.COLOR_BGR2RGB)
+            for c in cards]).astype(np.float32) / 255.0
+        batch = np.ascontiguousarray(batch.transpose(0, 3, 1, 2))
+        return self.session.run(None, {self.input: batch})[0]
+
+    def read_boxes(self, image: np.ndarray, boxes: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        """For each face box of a frame: whether the card's whole outline was found
+        (:func:`~vision.crops.card_quad`) and, where it was, the (classes,) probabilities
+        of its face (zeros elsewhere)."""
+        boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+        found = np.zeros(len(boxes), bool)
+        crops = []
+        for i, box in enumerate(boxes):
+            quad = card_quad(image, box)
+            if quad is not None:
+                found[i] = True
+                crops.append(upright_card(image, quad))
+        probs = np.zeros((len(boxes), len(self.names)), np.float32)
+        if crops:
+            probs[found] = self.probabilities(crops)
+        return found, probs
+
+    def __call__(self, cards: Sequence[np.ndarray]) -> tuple[list[str], np.ndarray]:
+        """The most likely code of each upright card image and its probability."""
+        probs = self.probabilities(cards)
+        best = probs.argmax(axis=1) if len(probs) else np.zeros(0, np.int64)
+        return [self.names[i] for i in best], probs[np.arange(len(best)), best]
+
+
+def court_blind(probs: np.ndarray, names: Sequence[str]) -> np.ndarray:
+    """``probs`` (…, classes) with each suit's J, Q and K sharing their probability evenly:
+    the face says "a court card of this suit", the index says which."""
+    out = np.array(probs, np.float32, copy=True)
+    for suit in "CDHS":
+        cols = [names.index(r + suit) for r in COURTS if r + suit in names]
+        if cols:
+            out[..., cols] = out[..., cols].mean(axis=-1, keepdims=True)
+    return out
+
+
+def fuse(index_probs: np.ndarray, face_probs: np.ndarray, index_names: Sequence[str],
+         face_names: Sequence[str], weight: float = FaceReader.WEIGHT,
+         floor: float = 1e-3) -> np.ndarray:
+    """The index reader's (…, classes) probabilities times the face reader's (court cards
+    made court-blind, raised to ``weight``, at least ``floor`` so that neither reader
+    vetoes a code alone), renormalised to the index reader's total card probability;
+    ``none`` is kept as the index reader gave it."""
+    index_probs = np.asarray(index_probs, np.float32)
+    face = court_blind(face_probs, face_names)
+    cols = [face_names.index(n) if n in face_names and n != "none" else -1
+            for n in index_names]
+    out = index_probs.copy()
+    card = np.array([c >= 0 for c in cols])
+    f = np.take(face, [max(c, 0) for c in cols], axis=-1)
+    f = np.maximum(f / np.maximum(f[..., card].sum(axis=-1, keepdims=True), 1e-9), floor)
+    prod = index_probs * np.where(card, f ** weight, 1.0)
+    mass = index_probs[..., card].sum(axis=-1, keepdims=True)
+    scale = mass / np.maximum(prod[..., card].sum(axis=-1, keepdims=True), 1e-12)
+    out[..., card] = (prod * scale)[..., card]
+    return out
+
+
+__all__ = ["FaceReader", "court_blind", "fuse"]
