@@ -465,6 +465,16 @@ def replay_cmd(
     ] = None,
     players: Annotated[int, typer.Option(help="--oracle: number of seats")] = 4,
     preset: Annotated[str, typer.Option(help="--oracle: house-rule preset")] = "nertz",
+    observe_fps: Annotated[float | None, typer.Option(
+        "--observe-fps", help="frames a second the tracker looks at; the others are skipped "
+        "undecoded (default: 10 with --profile, every frame with --oracle; 0: every frame)")
+    ] = None,
+    every_frame: Annotated[bool, typer.Option(
+        "--every-frame", help="--profile: run the detector on every observed frame instead "
+        "of only where the picture changed (slow; for comparison)")] = False,
+    full_every: Annotated[float, typer.Option(
+        "--full-every", help="--profile: seconds between safety-net full-frame detections "
+        "(0: only at the start and after large changes)")] = 10.0,
 ) -> None:
     """Referee a recorded round: events.jsonl, report.json and report.html in --out."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
@@ -476,7 +486,8 @@ def replay_cmd(
         if oracle is not None:
             observer, rules, seats = oracle_observer(oracle), _rules(preset, None, []), players
         elif profile is not None:
-            observer = pipeline_observer(profile)
+            observer = pipeline_observer(profile, every_frame=every_frame,
+                                         full_every_ms=1000.0 * full_every)
             model = observer.model  # type: ignore[attr-defined]
             rules, seats = model.rules, len(model.seats)
         else:
@@ -487,7 +498,8 @@ def replay_cmd(
             task = bar.add_task("replay", total=None)
             report = run_replay(video, out_dir, observer, rules, seats, call_list,
                                 progress=lambda n, total: bar.update(
-                                    task, completed=n, total=total or None))
+                                    task, completed=n, total=total or None),
+                                observe_fps=observe_fps)
     except ReplayError as exc:
         raise _fail(str(exc), 1) from None
     score = report.get("score") or {}

@@ -5,6 +5,11 @@ The frames go through an *observer* (``(image, frame, t_ms) -> Observation``) an
 real path: :class:`vision.detector.CardDetector` → :class:`vision.table_model.TableModel`
 from a table profile) and :func:`oracle_observer` (what a perfect detector and table model
 would see, from the renderer's ``*.labels.jsonl``; for measuring the tracker alone).
+
+The real path detects only where something changed
+(:class:`vision.incremental.ChangeGatedDetector`; ``every_frame=True`` runs the detector on
+every observed frame instead) and observes about ``observe_fps`` frames a second: the
+frames between are only grabbed, not converted (:func:`replay_video`).
 """
 
 from __future__ import annotations
@@ -52,21 +57,35 @@ def oracle_observer(labels: str | Path) -> Observer:
     return observe
 
 
-def pipeline_observer(profile: str | Path, models: str | Path | None = None) -> Observer:
-    """The real path: card detector → table model of a saved table profile."""
+def pipeline_observer(profile: str | Path, models: str | Path | None = None,
+                      every_frame: bool = False, observe_fps: float | None = 10.0,
+                      **gate: Any) -> Observer:
+    """The real path: card detector → table model of a saved table profile.
+
+    By default the detector runs only where the frame changed and has settled since
+    (:class:`vision.incremental.ChangeGatedDetector`, options in ``gate``, e.g.
+    ``full_every_ms``); ``every_frame=True`` runs it on every frame the observer gets (the
+    old path, for comparison). ``observe_fps`` is the rate :func:`replay_video` feeds it at
+    (None: every frame of the video). The observer carries ``model`` (the table model),
+    ``gate`` (the change gate, None for every frame) and ``observe_fps``."""
     from vision.detector import CardDetector, ModelError
+    from vision.incremental import ChangeGatedDetector
     from vision.table_model import TableModel
 
     try:
         model = TableModel.load(profile)
         detector = CardDetector.load(models)
-    except (ModelError, OSError, ValueError) as exc:
+        gated = None if every_frame else ChangeGatedDetector(detector, **gate)
+    except (ModelError, OSError, ValueError, TypeError) as exc:
         raise ReplayError(f"cannot load the pipeline: {exc}") from None
 
     def observe(image: np.ndarray, frame: int, t_ms: float) -> Observation:
-        return model.observe(image, detector(image), frame, t_ms)
+        dets = detector(image) if gated is None else gated(image, t_ms)
+        return model.observe(image, dets, frame, t_ms)
 
     observe.model = model  # type: ignore[attr-defined]
+    observe.gate = gated  # type: ignore[attr-defined]
+    observe.observe_fps = observe_fps  # type: ignore[attr-defined]
     return observe
 
 
@@ -101,11 +120,16 @@ def _thumb(image: np.ndarray, width: int = 480) -> np.ndarray:
 def replay_video(video: str | Path, out_dir: str | Path, observer: Observer, rules: HouseRules,
                  seats: int, calls: list[tuple[int, float]] | None = None,
                  progress: Callable[[int, int], None] | None = None,
-                 keep_frames: int = 120) -> dict[str, Any]:
+                 keep_frames: int = 120, observe_fps: float | None = None) -> dict[str, Any]:
     """Run a video through the observer and the tracker; write ``events.jsonl``,
     ``report.json`` and ``report.html`` to ``out_dir`` (also when the video ends early:
     ``report["error"]`` then says why, and everything decided up to the last good frame is
-    kept). Returns the report."""
+    kept). Returns the report.
+
+    ``observe_fps`` (default: the observer's own ``observe_fps``, else every frame; 0 or
+    less: every frame): the observer sees every k-th frame, k = the video's fps divided by
+    it, rounded (at least 1); the frames between are grabbed without being decoded into
+    images. Frame numbers and times stay the video's."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     (out / "crops").mkdir(exist_ok=True)
@@ -116,16 +140,27 @@ def replay_video(video: str | Path, out_dir: str | Path, observer: Observer, rul
     if not 1.0 <= fps <= 240.0:
         fps = 30.0
     total = int(cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
+    if observe_fps is None:
+        observe_fps = getattr(observer, "observe_fps", None)
+    stride = max(1, int(round(fps / observe_fps))) if observe_fps and observe_fps > 0 else 1
     tracker = Tracker(rules, seats)
     pending = list(calls or [])
     recent: deque[tuple[int, np.ndarray]] = deque(maxlen=keep_frames)
     crops: list[dict[str, Any]] = []
-    frame = 0
+    frame = observed = 0
     error = None
     while True:
+        if frame % stride:  # not observed: grab it (the stream advances), skip the image
+            if not cap.grab():
+                break
+            frame += 1
+            if progress is not None:
+                progress(frame, total)
+            continue
         ok, image = cap.read()
         if not ok or image is None:
             break
+        observed += 1
         t_ms = frame * 1000.0 / fps
         while pending and pending[0][1] <= t_ms:
             tracker.call(*pending.pop(0))
@@ -156,7 +191,11 @@ def replay_video(video: str | Path, out_dir: str | Path, observer: Observer, rul
     write_log(events, out / "events.jsonl")
     report = tracker.report()
     report.update(video=str(video), fps=fps, frames=frame, frames_expected=total,
-                  error=error, calls_input=calls is not None)
+                  frames_observed=observed, stride=stride, error=error,
+                  calls_input=calls is not None)
+    gate = getattr(observer, "gate", None)
+    if gate is not None:
+        report["detector"] = gate.stats.as_dict()
     if report.get("end_inferred"):
         report["note"] = ("no call input: the round end was inferred from the first emptied "
                           "nertz pile and play stopping" if tracker.table is not None

@@ -140,9 +140,12 @@ def run_round(i: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     calls = [] if args.no_calls else [(e["seat"], e["t_ms"]) for e in events
                                        if e["type"] == "call"]
     t0 = time.perf_counter()
-    observations: Iterable[Observation] = _observations(args.mode, lines, video, seats, rules)
+    incremental = args.mode == "full" and getattr(args, "incremental", False)
+    observations: Iterable[Observation] = _observations(args.mode, lines, video, seats, rules,
+                                                        incremental)
     if args.mode == "full" and args.cache is not None:  # the detector is the slow part
-        observations = _cached(work / f"{tag}.observations.pkl", observations)
+        kind = ".incremental" if incremental else ""
+        observations = _cached(work / f"{tag}{kind}.observations.pkl", observations)
     feed(tracker, observations, calls)
     replay_s = time.perf_counter() - t0
     out = compare(events, tracker.log())
@@ -197,7 +200,7 @@ def render_labels(log: Path, out: Path, settings: Any) -> int:
 
 
 def _observations(mode: str, lines: list[dict[str, Any]], video: Path, seats: int,
-                  rules: HouseRules) -> Any:
+                  rules: HouseRules, incremental: bool = False) -> Any:
     if mode == "oracle":
         yield from oracle_observations(lines)
         return
@@ -214,12 +217,18 @@ def _observations(mode: str, lines: list[dict[str, Any]], video: Path, seats: in
     if mode == "full":
         from vision.detector import CardDetector
         detector = CardDetector.load()
+        if incremental:  # the replay's default: detect only where something changed
+            from vision.incremental import ChangeGatedDetector
+            gate = ChangeGatedDetector(detector)
+            detector = lambda image, t_ms=0.0: gate(image, t_ms)  # noqa: E731
     cap = cv2.VideoCapture(str(video))
     for lab in lines[1:]:
         ok, image = cap.read()
         if not ok:
             break
-        dets = detector(image) if detector is not None else label_detections(lab["cards"])[0]
+        dets = (detector(image, lab["t_ms"]) if incremental and detector is not None
+                else detector(image) if detector is not None
+                else label_detections(lab["cards"])[0])
         obs: Observation = model.observe(image, dets, lab["frame"], lab["t_ms"])
         yield obs
 
@@ -289,6 +298,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--no-calls", action="store_true", help="no call input: inferred ends")
     p.add_argument("--speed", action="store_true", help="also measure replay speed")
+    p.add_argument("--incremental", action="store_true",
+                   help="full mode: the change-gated detector (vision.incremental) instead of "
+                        "the detector on every frame")
     p.add_argument("--json", type=Path, default=None, help="write per-round results here")
     p.add_argument("--cache", type=Path, default=None,
                    help="keep logs and renders here and reuse them (oracle mode renders "

@@ -1,0 +1,126 @@
+"""nertz replay observes every k-th frame (the others only grabbed), and the real path's
+observer detects only where the picture changed unless told to detect on every frame."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+from typer.testing import CliRunner
+
+import referee.replay as replay_mod
+from referee.cli import app
+from referee.replay import oracle_observer, pipeline_observer, replay_video
+from rules import HouseRules
+from vision.observation import Observation
+
+
+def _video(path, frames: int, fps: float = 30.0) -> None:
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (64, 48))
+    for i in range(frames):
+        writer.write(np.full((48, 64, 3), (i * 8) % 256, np.uint8))
+    writer.release()
+
+
+class Recorder:
+    """An observer that keeps what it was given: frame numbers, times and images' grey
+    level (which frame of the video it really got)."""
+
+    def __init__(self, observe_fps=None):
+        self.seen: list[tuple[int, float, int]] = []
+        if observe_fps is not None:
+            self.observe_fps = observe_fps
+
+    def __call__(self, image, frame, t_ms):
+        self.seen.append((frame, t_ms, int(image.mean())))
+        return Observation(frame, t_ms, table_found=False)
+
+
+class CountingCapture(cv2.VideoCapture):
+    reads = 0
+    grabs = 0
+
+    def read(self, *a):
+        CountingCapture.reads += 1
+        return super().read(*a)
+
+    def grab(self):
+        CountingCapture.grabs += 1
+        return super().grab()
+
+
+def test_stride_observes_every_kth_frame_and_only_grabs_the_rest(tmp_path, monkeypatch):
+    video = tmp_path / "v.avi"
+    _video(video, 30)
+    monkeypatch.setattr(replay_mod.cv2, "VideoCapture", CountingCapture)
+    rec = Recorder()
+    report = replay_video(video, tmp_path / "out", rec, HouseRules(), 2, observe_fps=10)
+    assert [f for f, _t, _g in rec.seen] == list(range(0, 30, 3))
+    assert [round(t) for _f, t, _g in rec.seen] == [round(f * 1000 / 30) for f in range(0, 30, 3)]
+    # the image handed over is the video's frame of that number, not the next one decoded
+    assert all(abs(g - (f * 8) % 256) <= 4 for f, _t, g in rec.seen)
+    assert report["frames"] == 30 and report["frames_observed"] == 10 and report["stride"] == 3
+    assert report["error"] is None
+    assert CountingCapture.reads == 10 + 1  # the last read finds the end
+    assert CountingCapture.grabs == 20
+
+
+def test_observer_rate_is_the_default_and_zero_means_every_frame(tmp_path):
+    video = tmp_path / "v.avi"
+    _video(video, 12)
+    rec = Recorder(observe_fps=15)
+    report = replay_video(video, tmp_path / "a", rec, HouseRules(), 2)
+    assert report["stride"] == 2 and [f for f, _t, _g in rec.seen] == list(range(0, 12, 2))
+    rec = Recorder(observe_fps=15)
+    report = replay_video(video, tmp_path / "b", rec, HouseRules(), 2, observe_fps=0)
+    assert report["stride"] == 1 and len(rec.seen) == 12
+
+
+def test_truncated_video_with_a_stride_still_writes_everything(tmp_path):
+    video = tmp_path / "v.avi"
+    _video(video, 60)
+    data = video.read_bytes()
+    video.write_bytes(data[: len(data) // 2])
+    rec = Recorder()
+    report = replay_video(video, tmp_path / "out", rec, HouseRules(), 2, observe_fps=10)
+    for name in ("events.jsonl", "report.json", "report.html"):
+        assert (tmp_path / "out" / name).is_file()
+    assert 0 < report["frames"] < 60 and report["error"] and "truncated" in report["error"]
+    assert all(f % 3 == 0 for f, _t, _g in rec.seen)
+
+
+def test_cli_observe_fps(tmp_path):
+    video = tmp_path / "v.avi"
+    _video(video, 30)
+    labels = tmp_path / "v.labels.jsonl"
+    lines = [{"type": "header", "fps": 30}]
+    lines += [{"frame": f, "t_ms": f * 1000 / 30, "cards": [], "hands": []} for f in range(30)]
+    labels.write_text("\n".join(json.dumps(x) for x in lines))
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["replay", str(video), "--oracle", str(labels), "--out",
+                                      str(out), "--players", "2", "--observe-fps", "10"])
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "report.json").read_text())
+    assert report["stride"] == 3 and report["frames_observed"] == 10
+    report = replay_video(video, tmp_path / "o2", oracle_observer(labels), HouseRules(), 2)
+    assert report["stride"] == 1  # the oracle path: every frame unless told
+
+
+def test_pipeline_observer_gates_by_default(tmp_path):
+    from vision.incremental import ChangeGatedDetector
+    from vision.profile import TableProfile
+
+    profile = TableProfile.propose(2, "rect", 900, 600, markers=True)
+    path = tmp_path / "table.toml"
+    profile.save(path)
+    obs = pipeline_observer(path, full_every_ms=3000)
+    assert isinstance(obs.gate, ChangeGatedDetector) and obs.gate.full_every_ms == 3000
+    assert obs.observe_fps == 10
+    image = np.full((360, 640, 3), 90, np.uint8)
+    o = obs(image, 0, 0.0)
+    assert o.frame == 0 and obs.gate.stats.full == 1
+    obs(image, 1, 100.0)
+    assert obs.gate.stats.full == 1 and obs.gate.stats.frames == 2
+    every = pipeline_observer(path, every_frame=True)
+    assert every.gate is None

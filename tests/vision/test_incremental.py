@@ -1,0 +1,227 @@
+"""The change-gated detector on real video frames (written and read back through OpenCV)
+with the real card detector: a card put down is read once it lies still, nothing is looked
+at while a hand moves, untouched cards keep their detections, and a big change or the
+safety-net period gives a full-frame detection."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tests.vision.conftest import NEEDS_ARTWORK
+from vision.incremental import ChangeGatedDetector
+
+pytestmark = NEEDS_ARTWORK
+
+W, H = 640, 360
+CARD_H = 64
+DECK = "kde-standard"
+
+
+class Counting:
+    """The real detector, with every call's regions kept (None: the whole frame)."""
+
+    def __init__(self, detector):
+        self.detector = detector
+        self.calls: list[list[tuple[int, int, int, int]] | None] = []
+
+    def __call__(self, image, regions=None, scale=None):
+        self.calls.append(None if regions is None else [tuple(r) for r in regions])
+        return self.detector(image, regions=regions, scale=scale)
+
+    def __getattr__(self, name):  # scale, estimate_scale
+        return getattr(self.detector, name)
+
+    @property
+    def full(self) -> int:
+        return sum(c is None for c in self.calls)
+
+    @property
+    def regions(self) -> list[tuple[int, int, int, int]]:
+        return [r for c in self.calls if c is not None for r in c]
+
+
+@pytest.fixture(scope="module")
+def detector():
+    from vision.detector import CardDetector
+
+    return CardDetector.load()
+
+
+def _card(code: str) -> np.ndarray:
+    from vision.render import decks
+
+    return decks.render_card(DECK, code, CARD_H)
+
+
+def _paste(img: np.ndarray, card: np.ndarray, x: int, y: int) -> None:
+    h, w = card.shape[:2]
+    x0, y0, x1, y1 = max(0, x), max(0, y), min(W, x + w), min(H, y + h)
+    if x1 <= x0 or y1 <= y0:
+        return
+    part = card[y0 - y:y1 - y, x0 - x:x1 - x]
+    a = part[..., 3:4] / 255.0
+    img[y0:y1, x0:x1] = (img[y0:y1, x0:x1] * (1 - a) + part[..., :3] * a).astype(np.uint8)
+
+
+def _hand(img: np.ndarray, cx: int, cy: int) -> tuple[int, int, int, int]:
+    """A hand (an ellipse) at (cx, cy) with its arm out to the right edge; its box."""
+    skin = (150, 175, 215)
+    cv2.ellipse(img, (cx, cy), (34, 26), 0, 0, 360, skin, -1)
+    cv2.rectangle(img, (cx, cy - 18), (W, cy + 18), skin, -1)
+    return cx - 34, cy - 26, W, cy + 26
+
+
+def _table(rng: np.random.Generator) -> np.ndarray:
+    img = np.full((H, W, 3), (55, 105, 45), np.int16)
+    img += rng.integers(-4, 5, img.shape).astype(np.int16)  # sensor noise, every frame
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def write_video(path: Path, frames: list[np.ndarray], fps: float = 10.0) -> None:
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (W, H))
+    for f in frames:
+        writer.write(f)
+    writer.release()
+
+
+def read_video(path: Path) -> list[np.ndarray]:
+    cap = cv2.VideoCapture(str(path))
+    out = []
+    while True:
+        ok, img = cap.read()
+        if not ok:
+            break
+        out.append(img)
+    return out
+
+
+def scene(tmp_path: Path, carry: str = "KS", to: tuple[int, int] = (420, 150),
+          cover: str | None = None) -> tuple[list[np.ndarray], list[tuple | None]]:
+    """Frames at 10 fps: 7H and 3D lie still; from frame 5 a hand carries ``carry`` in from
+    the right and puts it at ``to`` (on ``cover`` lying there from the start, if given),
+    leaves by frame 13; then nothing moves. Returns the frames as read back from an MJPG
+    file and the hand's box per frame."""
+    rng = np.random.default_rng(7)
+    seven, three, moved = _card("7H"), _card("3D"), _card(carry)
+    under = _card(cover) if cover else None
+    path_x = [700, 640, 580, 520, 470, to[0] + 20, to[0] + 20, to[0] + 20]  # frames 5-12
+    frames, hands = [], []
+    for i in range(30):
+        img = _table(rng)
+        _paste(img, seven, 100, 150)
+        _paste(img, three, 250, 60)
+        if under is not None:
+            _paste(img, under, *to)
+        hand = None
+        if i >= 10:
+            _paste(img, moved, *to)
+        if 5 <= i <= 12:
+            x = path_x[i - 5]
+            if i < 10:
+                _paste(img, moved, x - 20, to[1] + 10 - (i - 5))
+            # the hand lifts away from the card once it is down
+            hand = _hand(img, x + 30 + (25 * (i - 9) if i > 9 else 0), to[1] + 30)
+        frames.append(img)
+        hands.append(hand)
+    video = tmp_path / "scene.avi"
+    write_video(video, frames)
+    return read_video(video), hands
+
+
+def _at(dets, x: float, y: float) -> list[str]:
+    c = (dets.xyxy[:, :2] + dets.xyxy[:, 2:]) / 2
+    near = np.hypot(c[:, 0] - x, c[:, 1] - y) < 25
+    return [str(k) for k in dets.code[near]]
+
+
+def _meets(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def test_a_card_put_down_is_read_once_it_settles(tmp_path, detector):
+    frames, hands = scene(tmp_path)
+    counting = Counting(detector)
+    gate = ChangeGatedDetector(counting, full_every_ms=0)
+    first_seen = None
+    seven_box = None
+    for i, img in enumerate(frames):
+        n_calls = len(counting.calls)
+        dets = gate(img, i * 100.0)
+        if i == 0:
+            assert counting.full == 1
+            assert _at(dets, 100 + 22, 150 + 32) == ["7H"] and _at(dets, 250 + 22, 60 + 32) == [
+                "3D"]
+            seven_box = dets.xyxy[dets.code == "7H"][0].copy()
+        for call in counting.calls[n_calls:] if i else []:
+            assert call is not None, "no full-frame detection after the first"
+            for region in call:  # nothing is looked at where the hand is moving
+                if hands[i] is not None:
+                    assert not _meets(region, hands[i]), (i, region, hands[i])
+        if first_seen is None and "KS" in _at(dets, 420 + 22, 150 + 32):
+            first_seen = i
+    assert first_seen is not None, "the card put down was never read"
+    last_hand = max(i for i, h in enumerate(hands) if h is not None)
+    assert last_hand < first_seen <= last_hand + 6  # read soon after everything is still
+    # the untouched cards kept their detections: not looked at again, the very same box
+    assert all(not _meets(r, (100, 150, 144, 214)) for r in counting.regions)
+    final = gate.detections
+    assert np.array_equal(final.xyxy[final.code == "7H"][0], seven_box)
+    assert _at(final, 250 + 22, 60 + 32) == ["3D"]
+    assert counting.full == 1
+    # a few small regions, not the frame
+    assert 1 <= len(counting.regions) <= 4
+    assert sum((r[2] - r[0]) * (r[3] - r[1]) for r in counting.regions) < 0.5 * W * H
+    assert gate.stats.frames == len(frames) and gate.stats.regions == len(counting.regions)
+
+
+def test_a_card_put_on_a_lookalike_is_read_again(tmp_path, detector):
+    """8H onto 7H at the same spot: the pixels barely differ once the hand is gone, but
+    the hand passed there, so the pile is read again."""
+    frames, _hands = scene(tmp_path, carry="8H", to=(420, 150), cover="7H")
+    gate = ChangeGatedDetector(Counting(detector), full_every_ms=0)
+    seen = []
+    for i, img in enumerate(frames):
+        seen.append(_at(gate(img, i * 100.0), 442, 182))
+    assert seen[0] == ["7H"]
+    assert seen[-1] == ["8H"]
+
+
+def test_no_change_no_detector_call(tmp_path, detector):
+    rng = np.random.default_rng(3)
+    still = _table(rng)
+    _paste(still, _card("7H"), 100, 150)
+    frames = []
+    for _ in range(12):  # the same picture, new sensor noise each frame
+        img = still.astype(np.int16) + rng.integers(-4, 5, still.shape)
+        frames.append(np.clip(img, 0, 255).astype(np.uint8))
+    write_video(tmp_path / "still.avi", frames)
+    counting = Counting(detector)
+    gate = ChangeGatedDetector(counting, full_every_ms=0)
+    for i, img in enumerate(read_video(tmp_path / "still.avi")):
+        gate(img, i * 100.0)
+    assert counting.calls == [None]
+
+
+def test_light_change_and_period_give_full_frames(tmp_path, detector):
+    rng = np.random.default_rng(5)
+    base = _table(rng)
+    _paste(base, _card("7H"), 100, 150)
+    frames = []
+    for i in range(32):
+        img = base.astype(np.int16) + (50 if i >= 8 else 0)  # the light jumps at frame 8
+        frames.append(np.clip(img, 0, 255).astype(np.uint8))
+    write_video(tmp_path / "light.avi", frames)
+    counting = Counting(detector)
+    gate = ChangeGatedDetector(counting, full_every_ms=1500)
+    for i, img in enumerate(read_video(tmp_path / "light.avi")):
+        gate(img, i * 100.0)
+    assert not counting.regions
+    # first, the light change once it settled, then each 1.5 s
+    assert gate.stats.full_reasons.get("first") == 1
+    assert gate.stats.full_reasons.get("large change") == 1
+    assert gate.stats.full_reasons.get("periodic", 0) >= 1
+    assert "7H" in list(gate.detections.code)

@@ -1,0 +1,322 @@
+"""Detect only where something changed: a card detector wrapped so that a frame costs a
+full-frame detection only now and then.
+
+:class:`ChangeGatedDetector` keeps the detections of the last full detection and, per
+frame, compares a small blurred grey copy of the frame with the *reference* (the picture
+its current detections were made from, pixel by pixel). Every place that differed from the
+reference since its last detection is *dirty* — a hand passing over a pile leaves it dirty
+even when the card put there looks almost like the one under it. A dirty region (a
+connected component of the dilated dirty mask) is looked at again only once all of it has
+been still for ``settle_ms`` (no frame-to-frame change): then the detector runs on that
+region grown by about a card (:meth:`vision.detector.CardDetector.__call__` with
+``regions=``), the old detections whose centre lies in the region are replaced by the new
+ones whose centre lies there, and the region is clean again. A region in motion (hands,
+cards in flight) keeps its old detections; the table model sees the motion itself and
+counts the places under it as covered.
+
+A full-frame detection runs on the first frame, when the regions ready at once would cover
+more than ``full_share`` of the frame (a camera bump, the light changing), and every
+``full_every_ms`` as a safety net. Slow drift of the light is followed: where nothing
+changed, the reference fades towards the frame.
+
+    detector = ChangeGatedDetector(CardDetector.load())
+    for t_ms, image in frames:
+        dets = detector(image, t_ms)      # Detections in frame pixels, like CardDetector's
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from .detections import Detections, box_iou
+
+Region = tuple[int, int, int, int]
+
+__all__ = ["ChangeGatedDetector", "GateStats"]
+
+
+@dataclass
+class GateStats:
+    """What the gate did: frames seen, detector calls and their time."""
+
+    frames: int = 0
+    full: int = 0  #: full-frame detections
+    full_reasons: dict[str, int] = field(default_factory=dict)
+    regions: int = 0  #: region detections
+    region_px: float = 0.0  #: pixels looked at by region detections
+    detect_s: float = 0.0  #: time in the detector (full and regions)
+    gate_s: float = 0.0  #: time spent finding the changed regions
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"frames": self.frames, "full": self.full, "full_reasons": dict(self.full_reasons),
+                "regions": self.regions, "region_px": round(self.region_px),
+                "detect_s": round(self.detect_s, 3), "gate_s": round(self.gate_s, 3)}
+
+
+class ChangeGatedDetector:
+    """``gate(image, t_ms) -> Detections``: the wrapped detector's detections of this frame,
+    re-detected only where the frame changed and has settled since (see the module doc).
+
+    ``detector`` is a :class:`~vision.detector.CardDetector` (or anything called as
+    ``detector(image, regions=None | [(x1, y1, x2, y2)], scale=None | float)``); when it has
+    ``estimate_scale`` and no fixed ``scale``, the scale found at each full-frame detection
+    is used for the regions too (a region alone would be looked at unscaled).
+
+    ``width``: the width of the grey copy compared (320: a 1280-wide frame in 4×4 blocks);
+    ``change_threshold``: grey levels (0–255) from the reference that make a pixel dirty;
+    ``motion_threshold``: grey levels from the previous frame that count as motion;
+    ``settle_ms``: how long a dirty region must be still before it is re-detected;
+    ``full_every_ms``: the safety-net full-frame detection (0 or None: never);
+    ``full_share``: the share of the frame ready at once above which a full-frame detection
+    runs instead of regions; ``margin``: pixels a region is grown by for the detector (None:
+    the median long side of the detected cards, at least 32 px); ``calm_cards``: how far
+    (in card lengths) a dirty pixel must be from any motion to be looked at (a card there is
+    whole and not under a hand); ``patience_ms``: how long the calm part of a region that
+    is partly still in motion waits before it is looked at alone; ``drift``: how fast the
+    reference follows the frame where nothing changed (slow light drift).
+    """
+
+    def __init__(self, detector: Callable[..., Detections], width: int = 320,
+                 change_threshold: float = 24.0, motion_threshold: float = 12.0,
+                 settle_ms: float = 250.0, full_every_ms: float | None = 5000.0,
+                 full_share: float = 0.3, margin: float | None = None,
+                 calm_cards: float = 0.6, patience_ms: float = 600.0,
+                 drift: float = 0.05) -> None:
+        self.detector = detector
+        self.width = width
+        self.change_threshold = change_threshold
+        self.motion_threshold = motion_threshold
+        self.settle_ms = settle_ms
+        self.full_every_ms = full_every_ms or 0.0
+        self.full_share = full_share
+        self.margin = margin
+        self.calm_cards = calm_cards
+        self.patience_ms = patience_ms
+        self.drift = drift
+        self.stats = GateStats()
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget everything: the next frame gets a full-frame detection."""
+        self.detections = Detections.empty()
+        self._ref: np.ndarray | None = None
+        self._prev: np.ndarray | None = None
+        self._moved_at: np.ndarray | None = None
+        self._dirty: np.ndarray | None = None
+        self._calm_since: np.ndarray | None = None
+        self._scale: float | None = None
+        self._last_full: float = -np.inf
+        self._card_px = 48.0
+        self._f = 1.0
+        #: the regions (frame pixels) re-detected at the last frame, for diagnostics
+        self.last_regions: list[Region] = []
+
+    # --- the grey copy ---------------------------------------------------------------
+    def _small(self, image: np.ndarray) -> tuple[np.ndarray, float]:
+        h, w = image.shape[:2]
+        f = min(1.0, self.width / w)
+        grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        small = cv2.resize(grey, (max(1, round(w * f)), max(1, round(h * f))),
+                           interpolation=cv2.INTER_AREA) if f < 1.0 else grey
+        small = cv2.GaussianBlur(small, (3, 3), 0).astype(np.float32)
+        return small, f
+
+    # --- the frame -------------------------------------------------------------------
+    def __call__(self, image: np.ndarray, t_ms: float) -> Detections:
+        t0 = time.perf_counter()
+        self.stats.frames += 1
+        self.last_regions = []
+        small, f = self._small(image)
+        self._f = f
+        if self._ref is None or self._ref.shape != small.shape:
+            self._prev = small
+            self._moved_at = np.full(small.shape, -np.inf, np.float32)
+            self.stats.gate_s += time.perf_counter() - t0
+            return self._full(image, small, t_ms, "first")
+        assert self._prev is not None and self._moved_at is not None
+        assert self._dirty is not None
+        moving = np.abs(small - self._prev) > self.motion_threshold
+        self._moved_at[moving] = t_ms
+        self._prev = small
+        diff = np.abs(small - self._ref)
+        changed = (diff > self.change_threshold).astype(np.uint8)
+        # single specks are noise: a card's change is many pixels wide
+        changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)) > 0
+        self._dirty |= changed
+        calm = ~self._dirty
+        if self.drift > 0:  # follow slow light drift where nothing happened
+            self._ref[calm] += self.drift * (small[calm] - self._ref[calm])
+        if self.full_every_ms and t_ms - self._last_full >= self.full_every_ms:
+            self.stats.gate_s += time.perf_counter() - t0
+            return self._full(image, small, t_ms, "periodic")
+        ready = self._ready_components(t_ms)
+        area = sum((x1 - x0) * (y1 - y0) for (x0, y0, x1, y1), _m in ready)
+        self.stats.gate_s += time.perf_counter() - t0
+        if area > self.full_share * small.size:
+            return self._full(image, small, t_ms, "large change")
+        if ready:
+            self._redetect(image, small, f, ready)
+        return self.detections
+
+    def _ready_components(self, t_ms: float) -> list[tuple[Region, np.ndarray]]:
+        """The dirty regions ready to be looked at again (grey-copy boxes and the pixels of
+        each that it cleans). A pixel is *calm* when it and everything within
+        ``calm_cards`` card lengths of it has been still for ``settle_ms`` (a card there is
+        whole and no hand is over it). A dirty region (a connected component of the dilated
+        dirty mask) is ready when all of it is calm; one that stays partly in motion (a
+        hand working beside a pile it just played on) gives its calm part after
+        ``patience_ms``."""
+        assert self._dirty is not None and self._moved_at is not None
+        assert self._calm_since is not None
+        if not self._dirty.any():
+            self._calm_since.fill(np.inf)
+            return []
+        settled = ((t_ms - self._moved_at) >= self.settle_ms).astype(np.uint8)
+        r = max(1, int(round(self.calm_cards * self._card_px * self._f)))
+        calm = cv2.erode(settled, cv2.getStructuringElement(cv2.MORPH_ELLIPSE,
+                                                            (2 * r + 1, 2 * r + 1)),
+                         borderType=cv2.BORDER_CONSTANT, borderValue=1).astype(bool)
+        ready = self._dirty & calm
+        self._calm_since[~ready] = np.inf
+        np.minimum(self._calm_since, np.where(ready, t_ms, np.inf), out=self._calm_since)
+        if not ready.any():
+            return []
+        kernel = np.ones((5, 5), np.uint8)
+        n, lab, stats, _c = cv2.connectedComponentsWithStats(
+            cv2.dilate(self._dirty.astype(np.uint8), kernel), connectivity=8)
+        out: list[tuple[Region, np.ndarray]] = []
+        for i in range(1, n):
+            x, y, w, h, _a = stats[i]
+            win = (slice(y, y + h), slice(x, x + w))
+            comp = lab[win] == i
+            part = comp & ready[win]
+            if not part.any():
+                continue
+            if not (comp & self._dirty[win] & ~ready[win]).any():
+                out.append(((int(x), int(y), int(x + w), int(y + h)), part))
+                continue
+            if self._calm_since[win][part].min() > t_ms - self.patience_ms:
+                continue
+            # the calm part alone, piece by piece
+            m, sub, sstats, _c = cv2.connectedComponentsWithStats(
+                cv2.dilate(part.astype(np.uint8), kernel), connectivity=8)
+            for j in range(1, m):
+                sx, sy, sw, sh, _a = sstats[j]
+                piece = (sub[sy:sy + sh, sx:sx + sw] == j) & part[sy:sy + sh, sx:sx + sw]
+                out.append(((int(x + sx), int(y + sy), int(x + sx + sw), int(y + sy + sh)),
+                            piece))
+        return out
+
+    def _clean(self, box: Region, comp: np.ndarray, small: np.ndarray) -> None:
+        assert self._dirty is not None and self._ref is not None
+        x0, y0, x1, y1 = box
+        self._dirty[y0:y1, x0:x1][comp] = False
+        self._ref[y0:y1, x0:x1][comp] = small[y0:y1, x0:x1][comp]
+
+    def _full(self, image: np.ndarray, small: np.ndarray, t_ms: float, why: str) -> Detections:
+        det = self.detector
+        t0 = time.perf_counter()
+        fixed = getattr(det, "scale", None)
+        scale = fixed
+        if fixed is None and hasattr(det, "estimate_scale"):
+            scale = det.estimate_scale(image)  # type: ignore[attr-defined]
+        self.detections = det(image, scale=scale) if scale is not None else det(image)
+        self.stats.detect_s += time.perf_counter() - t0
+        self.stats.full += 1
+        self.stats.full_reasons[why] = self.stats.full_reasons.get(why, 0) + 1
+        self._scale = scale
+        self._last_full = t_ms
+        self._ref = small.copy()
+        assert self._moved_at is not None
+        # what is still moving stays dirty: looked at again once it settles
+        self._dirty = (t_ms - self._moved_at) < self.settle_ms
+        self._calm_since = np.full(small.shape, np.inf, np.float32)
+        if len(self.detections):
+            sides = (self.detections.xyxy[:, 2:] - self.detections.xyxy[:, :2]).max(axis=1)
+            self._card_px = float(np.median(sides))
+        h, w = image.shape[:2]
+        self.last_regions = [(0, 0, w, h)]
+        return self.detections
+
+    def _redetect(self, image: np.ndarray, small: np.ndarray, f: float,
+                  ready: Sequence[tuple[Region, np.ndarray]]) -> None:
+        h, w = image.shape[:2]
+        margin = self.margin if self.margin is not None else max(32.0, self._card_px)
+        pad = 1.0 / f  # one grey-copy pixel
+        # frame-pixel boxes of the ready components; those whose grown boxes overlap are
+        # looked at together
+        boxes = [[x0 / f - pad, y0 / f - pad, x1 / f + pad, y1 / f + pad]
+                 for (x0, y0, x1, y1), _m in ready]
+        groups = [[i] for i in range(len(boxes))]
+        merged = True
+        while merged:
+            merged = False
+            for a in range(len(groups)):
+                for b in range(a + 1, len(groups)):
+                    ba, bb = _union([boxes[i] for i in groups[a]]), _union(
+                        [boxes[i] for i in groups[b]])
+                    if _overlaps(_grow(ba, margin), _grow(bb, margin)):
+                        groups[a] += groups.pop(b)
+                        merged = True
+                        break
+                if merged:
+                    break
+        cores = [[boxes[i] for i in g] for g in groups]
+        looks = [_clip(_grow(_union(core), margin), w, h) for core in cores]
+        t0 = time.perf_counter()
+        # one call: the detector runs the regions as one batch
+        found = (self.detector(image, regions=looks, scale=self._scale)
+                 if self._scale is not None else self.detector(image, regions=looks))
+        self.stats.detect_s += time.perf_counter() - t0
+        self.stats.regions += len(looks)
+        self.stats.region_px += sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in looks)
+        self.last_regions = looks
+        # the new cards of each region (a card's centre may shift a little between two
+        # reads: a quarter card of slack) replace the old ones there and any old box of the
+        # same card
+        slack = 0.25 * self._card_px
+        new = found[_centres_in(found, [_grow(b, slack) for core in cores for b in core])]
+        dets = self.detections
+        stale = _centres_in(dets, [b for core in cores for b in core])
+        if len(new) and len(dets):
+            stale |= (box_iou(dets.xyxy, new.xyxy) > 0.3).any(axis=1)
+        dets = Detections.merge([dets[~stale], new])
+        for r in ready:
+            self._clean(r[0], r[1], small)
+        self.detections = dets
+
+
+def _centres_in(dets: Detections, boxes: Sequence[Sequence[float]]) -> np.ndarray:
+    """Whether each detection's centre lies in one of ``boxes``."""
+    if not len(dets):
+        return np.zeros(0, bool)
+    c = (dets.xyxy[:, :2] + dets.xyxy[:, 2:]) / 2
+    out = np.zeros(len(dets), bool)
+    for x0, y0, x1, y1 in boxes:
+        out |= (c[:, 0] >= x0) & (c[:, 0] < x1) & (c[:, 1] >= y0) & (c[:, 1] < y1)
+    return out
+
+
+def _union(boxes: Sequence[Sequence[float]]) -> list[float]:
+    a = np.asarray(boxes, np.float64).reshape(-1, 4)
+    return [float(a[:, 0].min()), float(a[:, 1].min()), float(a[:, 2].max()),
+            float(a[:, 3].max())]
+
+
+def _grow(box: Sequence[float], m: float) -> list[float]:
+    return [box[0] - m, box[1] - m, box[2] + m, box[3] + m]
+
+
+def _overlaps(a: Sequence[float], b: Sequence[float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _clip(box: Sequence[float], w: int, h: int) -> Region:
+    return (max(0, int(np.floor(box[0]))), max(0, int(np.floor(box[1]))),
+            min(w, int(np.ceil(box[2]))), min(h, int(np.ceil(box[3]))))
