@@ -14,10 +14,16 @@ ones whose centre lies there, and the region is clean again. A region in motion 
 cards in flight) keeps its old detections; the table model sees the motion itself and
 counts the places under it as covered.
 
-A full-frame detection runs on the first frame, when the regions ready at once would cover
-more than ``full_share`` of the frame (a camera bump, the light changing), and every
-``full_every_ms`` as a safety net. Slow drift of the light is followed: where nothing
-changed, the reference fades towards the frame.
+The detector misses or misreads a card now and then, and a read that is kept until the
+next change would keep its mistake: each read is therefore *confirmed* ``confirms`` times,
+``confirm_ms`` apart, while the region stays still, and the reads of a still region are
+fused (a card found by either read is kept; where both found one, the surer read wins).
+
+A full-frame detection runs on the first frame (confirmed like a region), when the regions
+ready at once would cover more than ``full_share`` of the frame (a camera bump, the light
+changing), and every ``full_every_ms`` as a safety net (fused with what is known where the
+frame is still). Slow drift of the light is followed: where nothing changed, the reference
+fades towards the frame.
 
     detector = ChangeGatedDetector(CardDetector.load())
     for t_ms, image in frames:
@@ -78,7 +84,8 @@ class ChangeGatedDetector:
     the median long side of the detected cards, at least 32 px); ``calm_cards``: how far
     (in card lengths) a dirty pixel must be from any motion to be looked at (a card there is
     whole and not under a hand); ``patience_ms``: how long the calm part of a region that
-    is partly still in motion waits before it is looked at alone; ``drift``: how fast the
+    is partly still in motion waits before it is looked at alone; ``confirms``,
+    ``confirm_ms``: how many more reads confirm a read, how far apart; ``drift``: how fast the
     reference follows the frame where nothing changed (slow light drift).
     """
 
@@ -87,7 +94,7 @@ class ChangeGatedDetector:
                  settle_ms: float = 250.0, full_every_ms: float | None = 5000.0,
                  full_share: float = 0.3, margin: float | None = None,
                  calm_cards: float = 0.6, patience_ms: float = 600.0,
-                 drift: float = 0.05) -> None:
+                 confirms: int = 1, confirm_ms: float = 400.0, drift: float = 0.05) -> None:
         self.detector = detector
         self.width = width
         self.change_threshold = change_threshold
@@ -98,6 +105,8 @@ class ChangeGatedDetector:
         self.margin = margin
         self.calm_cards = calm_cards
         self.patience_ms = patience_ms
+        self.confirms = confirms
+        self.confirm_ms = confirm_ms
         self.drift = drift
         self.stats = GateStats()
         self.reset()
@@ -112,6 +121,8 @@ class ChangeGatedDetector:
         self._calm_since: np.ndarray | None = None
         self._scale: float | None = None
         self._last_full: float = -np.inf
+        #: reads to confirm: (due ms, reads left, frame-pixel boxes; None: the whole frame)
+        self._confirm: list[tuple[float, int, list[list[float]] | None]] = []
         self._card_px = 48.0
         self._f = 1.0
         #: the regions (frame pixels) re-detected at the last frame, for diagnostics
@@ -138,7 +149,10 @@ class ChangeGatedDetector:
             self._prev = small
             self._moved_at = np.full(small.shape, -np.inf, np.float32)
             self.stats.gate_s += time.perf_counter() - t0
-            return self._full(image, small, t_ms, "first")
+            self._full(image, small, t_ms, "first")
+            if self.confirms > 0:
+                self._confirm.append((t_ms + self.confirm_ms, self.confirms - 1, None))
+            return self.detections
         assert self._prev is not None and self._moved_at is not None
         assert self._dirty is not None
         moving = np.abs(small - self._prev) > self.motion_threshold
@@ -152,17 +166,39 @@ class ChangeGatedDetector:
         calm = ~self._dirty
         if self.drift > 0:  # follow slow light drift where nothing happened
             self._ref[calm] += self.drift * (small[calm] - self._ref[calm])
-        if self.full_every_ms and t_ms - self._last_full >= self.full_every_ms:
+        due = [c for c in self._confirm if c[0] <= t_ms]
+        self._confirm = [c for c in self._confirm if c[0] > t_ms]
+        whole = [c for c in due if c[2] is None]
+        if whole or (self.full_every_ms and t_ms - self._last_full >= self.full_every_ms):
             self.stats.gate_s += time.perf_counter() - t0
-            return self._full(image, small, t_ms, "periodic")
+            self._full(image, small, t_ms, "confirm" if whole else "periodic")
+            left = max([c[1] for c in whole] + [0])
+            if left > 0:
+                self._confirm.append((t_ms + self.confirm_ms, left - 1, None))
+            self._confirm = [c for c in self._confirm if c[2] is None]
+            return self.detections
         ready = self._ready_components(t_ms)
         area = sum((x1 - x0) * (y1 - y0) for (x0, y0, x1, y1), _m in ready)
         self.stats.gate_s += time.perf_counter() - t0
         if area > self.full_share * small.size:
-            return self._full(image, small, t_ms, "large change")
-        if ready:
-            self._redetect(image, small, f, ready)
+            self._full(image, small, t_ms, "large change")
+            self._confirm = []
+            return self.detections
+        # confirmations of regions that stayed still since their last read
+        confirm = [c for c in due if c[2] is not None and not self._dirty_in(c[2], f)]
+        if ready or confirm:
+            self._redetect(image, small, f, t_ms, ready, confirm)
         return self.detections
+
+    def _dirty_in(self, boxes: Sequence[Sequence[float]], f: float) -> bool:
+        assert self._dirty is not None
+        hh, ww = self._dirty.shape
+        for x0, y0, x1, y1 in boxes:
+            a, b = max(0, int(x0 * f)), max(0, int(y0 * f))
+            c, d = min(ww, int(np.ceil(x1 * f))), min(hh, int(np.ceil(y1 * f)))
+            if c > a and d > b and self._dirty[b:d, a:c].any():
+                return True
+        return False
 
     def _ready_components(self, t_ms: float) -> list[tuple[Region, np.ndarray]]:
         """The dirty regions ready to be looked at again (grey-copy boxes and the pixels of
@@ -219,17 +255,25 @@ class ChangeGatedDetector:
         self._dirty[y0:y1, x0:x1][comp] = False
         self._ref[y0:y1, x0:x1][comp] = small[y0:y1, x0:x1][comp]
 
-    def _full(self, image: np.ndarray, small: np.ndarray, t_ms: float, why: str) -> Detections:
+    def _full(self, image: np.ndarray, small: np.ndarray, t_ms: float, why: str) -> None:
+        """A full-frame detection: it replaces what was known where the frame changed
+        (dirty) and is fused with it where the frame stayed still (after the first)."""
         det = self.detector
         t0 = time.perf_counter()
         fixed = getattr(det, "scale", None)
         scale = fixed
         if fixed is None and hasattr(det, "estimate_scale"):
             scale = det.estimate_scale(image)  # type: ignore[attr-defined]
-        self.detections = det(image, scale=scale) if scale is not None else det(image)
+        new = det(image, scale=scale) if scale is not None else det(image)
         self.stats.detect_s += time.perf_counter() - t0
         self.stats.full += 1
         self.stats.full_reasons[why] = self.stats.full_reasons.get(why, 0) + 1
+        if why == "first" or why == "large change" or self._dirty is None:
+            self.detections = new
+        else:
+            old = self.detections
+            still = ~self._dirty_at(old)
+            self.detections = _fuse(old[still], new)
         self._scale = scale
         self._last_full = t_ms
         self._ref = small.copy()
@@ -242,33 +286,34 @@ class ChangeGatedDetector:
             self._card_px = float(np.median(sides))
         h, w = image.shape[:2]
         self.last_regions = [(0, 0, w, h)]
-        return self.detections
 
-    def _redetect(self, image: np.ndarray, small: np.ndarray, f: float,
-                  ready: Sequence[tuple[Region, np.ndarray]]) -> None:
+    def _dirty_at(self, dets: Detections) -> np.ndarray:
+        """Whether each detection's centre lies where the frame is dirty."""
+        assert self._dirty is not None
+        if not len(dets):
+            return np.zeros(0, bool)
+        c = (dets.xyxy[:, :2] + dets.xyxy[:, 2:]) / 2 * self._f
+        hh, ww = self._dirty.shape
+        xs = np.clip(c[:, 0].astype(int), 0, ww - 1)
+        ys = np.clip(c[:, 1].astype(int), 0, hh - 1)
+        return self._dirty[ys, xs]
+
+    def _redetect(self, image: np.ndarray, small: np.ndarray, f: float, t_ms: float,
+                  ready: Sequence[tuple[Region, np.ndarray]],
+                  confirm: Sequence[tuple[float, int, list[list[float]] | None]]) -> None:
+        """Read the ready regions (their new cards replace the old ones) and the regions
+        due a confirmation (fused with what is known), in one detector call."""
         h, w = image.shape[:2]
         margin = self.margin if self.margin is not None else max(32.0, self._card_px)
         pad = 1.0 / f  # one grey-copy pixel
-        # frame-pixel boxes of the ready components; those whose grown boxes overlap are
-        # looked at together
+        # frame-pixel boxes: the ready components, then the confirmations
         boxes = [[x0 / f - pad, y0 / f - pad, x1 / f + pad, y1 / f + pad]
                  for (x0, y0, x1, y1), _m in ready]
-        groups = [[i] for i in range(len(boxes))]
-        merged = True
-        while merged:
-            merged = False
-            for a in range(len(groups)):
-                for b in range(a + 1, len(groups)):
-                    ba, bb = _union([boxes[i] for i in groups[a]]), _union(
-                        [boxes[i] for i in groups[b]])
-                    if _overlaps(_grow(ba, margin), _grow(bb, margin)):
-                        groups[a] += groups.pop(b)
-                        merged = True
-                        break
-                if merged:
-                    break
-        cores = [[boxes[i] for i in g] for g in groups]
-        looks = [_clip(_grow(_union(core), margin), w, h) for core in cores]
+        fresh = len(boxes)
+        for c in confirm:
+            boxes += [list(b) for b in c[2] or []]
+        groups = _groups(boxes, margin)
+        looks = [_clip(_grow(_union([boxes[i] for i in g]), margin), w, h) for g in groups]
         t0 = time.perf_counter()
         # one call: the detector runs the regions as one batch
         found = (self.detector(image, regions=looks, scale=self._scale)
@@ -277,19 +322,76 @@ class ChangeGatedDetector:
         self.stats.regions += len(looks)
         self.stats.region_px += sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in looks)
         self.last_regions = looks
-        # the new cards of each region (a card's centre may shift a little between two
-        # reads: a quarter card of slack) replace the old ones there and any old box of the
-        # same card
+        # a card's centre may shift a little between two reads: a quarter card of slack
         slack = 0.25 * self._card_px
-        new = found[_centres_in(found, [_grow(b, slack) for core in cores for b in core])]
+        replace = boxes[:fresh]
+        in_new = _centres_in(found, [_grow(b, slack) for b in replace])
+        in_old = _centres_in(found, [_grow(b, slack) for b in boxes[fresh:]]) & ~in_new
         dets = self.detections
-        stale = _centres_in(dets, [b for core in cores for b in core])
-        if len(new) and len(dets):
-            stale |= (box_iou(dets.xyxy, new.xyxy) > 0.3).any(axis=1)
-        dets = Detections.merge([dets[~stale], new])
+        if replace:
+            # the new cards of a changed region replace the old ones there and any old box
+            # of the same card
+            new = found[in_new]
+            stale = _centres_in(dets, replace)
+            if len(new) and len(dets):
+                stale |= (box_iou(dets.xyxy, new.xyxy) > 0.3).any(axis=1)
+            dets = Detections.merge([dets[~stale], new])
+        if in_old.any():
+            dets = _fuse(dets, found[in_old])
+        self.detections = dets
         for r in ready:
             self._clean(r[0], r[1], small)
-        self.detections = dets
+        # each read is confirmed while its region stays still
+        for g in groups:
+            core = [boxes[i] for i in g if i < fresh]
+            if core and self.confirms > 0:
+                self._confirm.append((t_ms + self.confirm_ms, self.confirms - 1, core))
+        for c in confirm:
+            if c[1] > 0:
+                self._confirm.append((t_ms + self.confirm_ms, c[1] - 1, c[2]))
+
+
+def _fuse(old: Detections, new: Detections, iou: float = 0.3) -> Detections:
+    """Two reads of a still scene as one: a card found by either read is kept; where both
+    found it (boxes overlapping by ``iou``), the surer read."""
+    if not len(old) or not len(new):
+        return Detections.merge([old, new])
+    overlap = box_iou(old.xyxy, new.xyxy)
+    keep_old = np.ones(len(old), bool)
+    keep_new = np.ones(len(new), bool)
+    used_old, used_new = set(), set()  # one to one, the most overlapping pairs first
+    for k in np.argsort(-overlap, axis=None, kind="stable"):
+        i, j = divmod(int(k), len(new))
+        if overlap[i, j] <= iou:
+            break
+        if i in used_old or j in used_new:
+            continue
+        used_old.add(i)
+        used_new.add(j)
+        if new.confidence[j] > old.confidence[i]:
+            keep_old[i] = False
+        else:
+            keep_new[j] = False
+    return Detections.merge([old[keep_old], new[keep_new]])
+
+
+def _groups(boxes: Sequence[Sequence[float]], margin: float) -> list[list[int]]:
+    """Indices of ``boxes`` in groups whose boxes, grown by ``margin``, overlap."""
+    groups = [[i] for i in range(len(boxes))]
+    merged = True
+    while merged:
+        merged = False
+        for a in range(len(groups)):
+            for b in range(a + 1, len(groups)):
+                ba = _union([boxes[i] for i in groups[a]])
+                bb = _union([boxes[i] for i in groups[b]])
+                if _overlaps(_grow(ba, margin), _grow(bb, margin)):
+                    groups[a] += groups.pop(b)
+                    merged = True
+                    break
+            if merged:
+                break
+    return groups
 
 
 def _centres_in(dets: Detections, boxes: Sequence[Sequence[float]]) -> np.ndarray:

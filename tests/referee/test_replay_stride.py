@@ -37,17 +37,28 @@ class Recorder:
         return Observation(frame, t_ms, table_found=False)
 
 
-class CountingCapture(cv2.VideoCapture):
+_VideoCapture = cv2.VideoCapture
+
+
+class CountingCapture:
+    """OpenCV's capture, counting reads (decode and convert) and grabs (decode only)."""
+
     reads = 0
     grabs = 0
 
+    def __init__(self, *args):
+        self.cap = _VideoCapture(*args)
+
     def read(self, *a):
         CountingCapture.reads += 1
-        return super().read(*a)
+        return self.cap.read(*a)
 
     def grab(self):
         CountingCapture.grabs += 1
-        return super().grab()
+        return self.cap.grab()
+
+    def __getattr__(self, name):
+        return getattr(self.cap, name)
 
 
 def test_stride_observes_every_kth_frame_and_only_grabs_the_rest(tmp_path, monkeypatch):
