@@ -23,27 +23,42 @@ def _kind(place: str) -> str:
     return "lake" if place.startswith("lake:") else place.split(":")[1].rstrip("0123456789")
 
 
+def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    inter = max(0.0, w) * max(0.0, h)
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
 def compare(observations: list[Observation], labels: list[dict]) -> tuple[Counter, Counter]:
-    """(right/wrong per place kind, misreads) over frames where the place is uncovered.
-    Lake piles are matched by code (the table model numbers its own piles)."""
+    """(right/wrong per place kind, misreads) over frames where the place is uncovered;
+    ``(kind, "alt")`` counts the misreads whose truth is among the reader's alternatives.
+    Lake piles are matched by the box of their top card (the table model numbers its own
+    piles)."""
     tally: Counter = Counter()
     misreads: Counter = Counter()
     for obs, lab in zip(observations, labels, strict=False):
         truth = observation_from_labels(lab)
-        lake_tops = {v.cards[-1].code for k, v in obs.places.items()
-                     if k.startswith("lake:") and v.cards}
+        lake_tops = [v.cards[-1] for k, v in obs.places.items()
+                     if k.startswith("lake:") and v.cards]
         for name, view in truth.places.items():
             if view.covered > 0.02 or not view.cards:
                 continue
             want = view.cards[-1].code
             if name.startswith("lake:"):
-                ok = want in lake_tops
+                box = view.cards[-1].box
+                near = max(lake_tops, key=lambda c: _iou(c.box, box), default=None)
+                top = near if near is not None and _iou(near.box, box) > 0.3 else None
             else:
                 got = obs.places.get(name)
-                read = got.cards[-1].code if got is not None and got.cards else None
-                ok = read == want
-                if not ok:
-                    misreads[(want, read)] += 1
+                top = got.cards[-1] if got is not None and got.cards else None
+            read = top.code if top is not None else None
+            ok = read == want
+            if not ok:
+                misreads[(want, read)] += 1
+                if top is not None and want in [a for a, _p in top.alternatives]:
+                    tally[(_kind(name), "alt")] += 1
             tally[(_kind(name), ok)] += 1
     return tally, misreads
 
@@ -72,7 +87,8 @@ def main(argv: list[str] | None = None) -> None:
         right, wrong = tally[(kind, True)], tally[(kind, False)]
         if right + wrong:
             print(f"  {kind:<6} exposed card read right in {right} of {right + wrong} "
-                  f"uncovered frames ({right / (right + wrong):.3f})")
+                  f"uncovered frames ({right / (right + wrong):.3f}); the truth is among "
+                  f"the alternatives of {tally[(kind, 'alt')]} of the {wrong} misses")
     print("  most frequent misreads (truth > read: frames): " + ", ".join(
         f"{w}>{r}: {n}" for (w, r), n in misreads.most_common(args.top)))
 

@@ -1,13 +1,16 @@
 """First divergences between the tracker's log and the simulator's, round by round, from the
-renders ``scripts.eval_replay --cache DIR`` kept (oracle observations).
+renders ``scripts.eval_replay --cache DIR`` kept: oracle observations, or with ``--full`` the
+real path's observations that ``eval_replay --mode full --cache DIR`` kept.
 
     python -m scripts.diag_replay cache/eval --only 2,5 --n 15
+    python -m scripts.diag_replay cache/evalfull --full --n 40
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import sys
 from pathlib import Path
 from typing import Any
@@ -39,13 +42,17 @@ def unmatched(truth: list[dict[str, Any]], got: list[dict[str, Any]]
     return miss, extra
 
 
-def run(log: Path, labels: Path) -> tuple[list[dict[str, Any]], Tracker]:
-    """The simulator's events and the tracker after replaying the labels with the log's
-    calls as input."""
+def run(log: Path, labels: Path, observations: Path | None = None
+        ) -> tuple[list[dict[str, Any]], Tracker]:
+    """The simulator's events and the tracker after replaying the labels (or the kept
+    observations of the real path) with the log's calls as input."""
     events = [json.loads(x) for x in log.read_text().splitlines()]
     start = events[0]
     tracker = Tracker(HouseRules.from_dict(start["rules"]), start["seats"])
     calls = [(e["seat"], e["t_ms"]) for e in events if e["type"] == "call"]
+    if observations is not None:
+        with open(observations, "rb") as fh:
+            return events, feed(tracker, pickle.load(fh), calls)  # noqa: S301 - our own file
     lines = [json.loads(x) for x in labels.read_text().splitlines()]
     return events, feed(tracker, oracle_observations(lines), calls)
 
@@ -66,19 +73,26 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--only", default=None)
     p.add_argument("--n", type=int, default=12, help="divergences to print per round")
     p.add_argument("--flags", action="store_true", help="also flag differences")
+    p.add_argument("--full", action="store_true",
+                   help="the real path's kept observations (*.observations.pkl)")
     args = p.parse_args(argv)
     newest: dict[int, Path] = {}
-    for q in sorted(args.cache.glob("r*-labels.jsonl"), key=lambda q: q.stat().st_mtime):
-        if q.with_name(q.name.replace("-labels.jsonl", "-labels.labels.jsonl")).exists():
+    pattern = "r*fps.jsonl" if args.full else "r*-labels.jsonl"
+    for q in sorted(args.cache.glob(pattern), key=lambda q: q.stat().st_mtime):
+        if (q.with_suffix(".observations.pkl").exists() if args.full else
+                q.with_name(q.name.replace("-labels.jsonl", "-labels.labels.jsonl")).exists()):
             newest[int(q.name[1:].split("-")[0])] = q
     for _i, log in sorted(newest.items()):
         i = int(log.name[1:].split("-")[0])
         if args.only and str(i) not in args.only.split(","):
             continue
         labels = log.with_name(log.name.replace("-labels.jsonl", "-labels.labels.jsonl"))
-        if not labels.exists():
+        if args.full:
+            truth, tracker = run(log, labels, log.with_suffix(".observations.pkl"))
+        elif not labels.exists():
             continue
-        truth, tracker = run(log, labels)
+        else:
+            truth, tracker = run(log, labels)
         got = tracker.log()
         c = compare(truth, got)
         tm = [e for e in truth if e["type"] == "move"]

@@ -419,3 +419,28 @@ def test_a_persistent_misread_is_resolved_by_the_readers_alternative_that_fits()
     for n, places in enumerate(frames2):
         tr2.update(_obs_alts(n, places, alts2))
     assert tr2.table.layouts[0].nertz[-1].code == "8H"
+
+
+def test_an_unsure_read_that_fits_nothing_is_held_back():
+    # lake:0 holds seat 0's AS; its next card 2S is read as KH for two seconds (the reader
+    # unsure: KH 0.6, QD 0.3) before it reads right: the KH view is never committed, and
+    # the 2S is one move with no flag
+    alts = {("lake:0", "KH"): (("QD", 0.3), ("KD", 0.1))}
+    misread = [_table({0: "AS", 1: "5D"})] * 3 + \
+        [_table({0: "2S", 1: "5D"}, {"lake:0": ["AS"]})] * 4 + \
+        [_table({0: "4C", 1: "5D"}, {"lake:0": ["KH"]})] * 20
+    tr = Tracker(HouseRules(), 2)
+    events = []
+    for n, places in enumerate(misread):
+        events += tr.update(_obs_alts(n, places, alts))
+    assert tr.states["lake:0"].stable == ("AS",)
+    for n, places in enumerate([_table({0: "4C", 1: "5D"}, {"lake:0": ["2S"]})] * 4):
+        events += tr.update(_obs_alts(len(misread) + n, places, alts))
+    assert _moves(events) == [(0, "AS", "seat0:nertz", "lake:0"),
+                              (0, "2S", "seat0:nertz", "lake:0")]
+    assert not [e for e in events if e["type"] == "flag"]
+    # the same read, sure of itself (no alternatives), is what the camera saw there
+    sure = Tracker(HouseRules(), 2)
+    for n, places in enumerate(misread):
+        sure.update(_obs_alts(n, places, {}))
+    assert sure.states["lake:0"].stable == ("KH",)
