@@ -275,8 +275,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--match", choices=("box", "confidence"), default="box",
                         help="how reports are matched to rendered cards (see match_reports); "
                         "'confidence' gives the figures of the first model cards")
+    parser.add_argument("--turned-reads", default=None,
+                        choices=("off", "replace", "surest", "joint"),
+                        help="how indices of turned cards are read (default: the detector's)")
     args = parser.parse_args(argv)
     detector = CardDetector.load(args.models)
+    if args.turned_reads is not None:
+        detector.turned_reads = args.turned_reads
     failures: list = []
     if not args.no_renders:
         from vision.render import decks

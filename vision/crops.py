@@ -25,6 +25,22 @@ def crop_square(image: np.ndarray, box: tuple[float, float, float, float],
                           borderMode=cv2.BORDER_REPLICATE)
 
 
+def crop_turned(image: np.ndarray, centre: tuple[float, float], side: float, angle: float,
+                size: int = CROP_SIZE) -> np.ndarray:
+    """A ``size``×``size`` BGR crop of side ``side`` px centred on ``centre`` and turned by
+    ``angle`` radians: what lies turned clockwise by ``angle`` in the image (y down) comes
+    out upright. Parts outside the image are filled by edge replication."""
+    cx, cy = float(centre[0]), float(centre[1])
+    scale = size / max(float(side), 2.0)
+    c, s = np.cos(angle) * scale, np.sin(angle) * scale
+    # out = scale · R(-angle) · (p - centre) + size/2
+    m = np.array([[c, s, size / 2 - c * cx - s * cy],
+                  [-s, c, size / 2 + s * cx - c * cy]], np.float32)
+    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    return cv2.warpAffine(image, m, (size, size), flags=interp,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
 def _darkest_channel(image: np.ndarray) -> np.ndarray:
     """Per pixel, the lowest of the three channels (fast: OpenCV, not numpy's reduce)."""
     b, g, r = cv2.split(image)

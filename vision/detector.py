@@ -15,7 +15,15 @@ import cv2
 import numpy as np
 
 from .backs_registry import BackDesigns
-from .crops import CARD_SIZE, card_quad, crop_square, paper_cards, upright_card
+from .crops import (
+    CARD_SIZE,
+    CONTEXT,
+    card_quad,
+    crop_square,
+    crop_turned,
+    paper_cards,
+    upright_card,
+)
 from .detections import Detections, box_iou, tiles
 from .identify import MODELS, IndexClassifier, ModelError, candidate_turns, onnx_model
 
@@ -84,7 +92,7 @@ class CardDetector:
                  overlap: int = 64, min_code_conf: float = 0.3,
                  scale: float | None = None, pass_size: int = 1280,
                  paper: bool = True, index_conf: float = 0.08,
-                 min_lone_conf: float = 0.06) -> None:
+                 min_lone_conf: float = 0.06, turned_reads: str = "replace") -> None:
         self.localiser, self.classifier, self.backs = localiser, classifier, backs
         self.conf, self.iou, self.overlap = conf, iou, overlap
         #: the localiser's threshold for ``index`` boxes: far below :attr:`conf`, since its
@@ -104,6 +112,9 @@ class CardDetector:
         self.pass_size = pass_size
         #: look for lone cards the localiser missed as card-shaped paper (whole images only)
         self.paper = paper
+        #: how indices of cards lying turned are read again upright ("off", "replace",
+        #: "surest", "joint": see :meth:`_read_turned`)
+        self.turned_reads = turned_reads
 
     @classmethod
     def load(cls, models: str | Path | None = None, backs: BackDesigns | None = None,
@@ -502,6 +513,78 @@ class CardDetector:
                 out.append((names[int(k)], round(float(p[k]), 4)))
         return tuple(out)
 
+    #: how far (radians) from square to the image a card must lie before its indices are
+    #: read from crops turned by the card's own angle
+    TURNED_MIN = np.radians(12)
+
+    def index_angles(self, index_xyxy: np.ndarray, face: np.ndarray) -> list[float | None]:
+        """For each index box on the card of ``face``: the angle (radians, clockwise) that
+        the index is turned by — the card's angle from its box's shape, plus half a turn
+        for the index at the far end — or None when the box fits no whole card."""
+        poses = self.card_poses(face)
+        if not poses:
+            return [None] * len(index_xyxy)
+        spots = self.own_index_spots(face)  # the card's "-" end spots, then the "+" end
+        angles = np.array([t for _s, _r, t in poses] * 2)
+        ends = np.array([np.pi] * len(poses) + [0.0] * len(poses))
+        out: list[float | None] = []
+        for box in index_xyxy:
+            c = (box[:2] + box[2:]) / 2
+            k = int(np.linalg.norm(spots - c, axis=1).argmin())
+            out.append(float((angles[k] + ends[k]) % (2 * np.pi)))
+        return out
+
+    def _read_turned(self, image: np.ndarray, index_xyxy: np.ndarray, face_xyxy: np.ndarray,
+                     codes: list[str], conf: np.ndarray, probs: np.ndarray
+                     ) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """Indices of cards lying turned (:attr:`TURNED_MIN` or more from square) read again
+        from crops turned by the card's own angle, so that the index is upright: a quarter
+        turn leaves a card at 45° with its index at 45°, which the reader reads badly."""
+        owner = self._index_owner(index_xyxy, face_xyxy)
+        crops: list[np.ndarray] = []
+        rows: list[int] = []
+        for f in np.unique(owner[owner >= 0]):
+            members = np.nonzero(owner == f)[0]
+            for i, angle in zip(members, self.index_angles(index_xyxy[members], face_xyxy[f]),
+                                strict=True):
+                if angle is None:
+                    continue
+                off = abs((angle + np.pi / 4) % (np.pi / 2) - np.pi / 4)
+                if off < self.TURNED_MIN:
+                    continue
+                b = index_xyxy[i]
+                w, h = float(b[2] - b[0]), float(b[3] - b[1])
+                # the upright index's height from its turned box (an index ~1:2)
+                tall = (w + h) / (1.5 * (abs(np.cos(angle)) + abs(np.sin(angle))))
+                crops.append(crop_turned(image, ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2),
+                                         CONTEXT * tall, angle, self.classifier.size))
+                rows.append(int(i))
+        if not crops:
+            return codes, conf, probs
+        turned = self.classifier.probabilities(crops)
+        probs = probs.copy()
+        names = self.classifier.names
+        none = names.index("none") if "none" in names else -1
+        for i, row in zip(rows, turned, strict=True):
+            if self.turned_reads == "replace":
+                new = row
+            elif self.turned_reads == "joint":
+                j = np.log(row + 1e-4) + np.log(probs[i] + 1e-4)
+                new = np.exp(j - j.max())
+                new /= new.sum()
+            else:  # the surer of the two reads
+                a, b = row.copy(), probs[i].copy()
+                if none >= 0:
+                    a[none] = b[none] = 0.0
+                new = row if a.max() >= b.max() else probs[i]
+            probs[i] = new
+            cards = new.copy()
+            if none >= 0 and cards.sum() - cards[none] > 0:
+                cards[none] = 0.0
+            k = int(cards.argmax())
+            codes[i], conf[i] = names[k], float(new[k])
+        return codes, conf, probs
+
     def group(self, image: np.ndarray, dets: Detections) -> Detections:
         """Read the indices and report each physical card once."""
         idx = self._one_box_per_index(dets[dets.class_id == INDEX])
@@ -511,6 +594,10 @@ class CardDetector:
         codes, code_conf, code_probs = (
             self.classifier.read_boxes_probabilities(image, idx.xyxy, turns) if len(idx)
             else ([], [], np.zeros((0, len(self.classifier.names)), np.float32)))
+        if len(idx) and len(faces) and self.turned_reads != "off":
+            codes, code_conf, code_probs = self._read_turned(
+                image, idx.xyxy, faces.xyxy, list(codes), np.asarray(code_conf, np.float32),
+                code_probs)
         keep = np.array([c != "none" and p >= self.min_code_conf
                          for c, p in zip(codes, code_conf, strict=True)], bool)
         idx = idx[keep] if len(idx) else idx
