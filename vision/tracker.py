@@ -132,6 +132,7 @@ class Tracker:
         self.last_stock_t: dict[int, float] = {}
         self.last_recycle_t: dict[int, float] = {}
         self.nertz_tops: set[tuple[int, str]] = set()
+        self.nertz_first: dict[tuple[int, str], float] = {}  # first shown as a nertz top
         self.seen_deal: list[dict[str, Any]] = []
         self._deal_lists: list[dict[str, list[str]]] = []
         self._pending_calls: list[tuple[int, float]] = []
@@ -426,6 +427,8 @@ class Tracker:
                 st.top, st.top_frame, st.top_t = top, obs.frame, float(obs.t_ms)
             if top is not None:
                 st.first.setdefault(top, float(obs.t_ms))
+                if place.kind == "nertz":
+                    self.nertz_first.setdefault((place.seat, top), float(obs.t_ms))
             st.covered = covered or not usable
             st.last_frame = obs.frame
             if st.covered:
@@ -458,6 +461,9 @@ class Tracker:
     #: the real path's observations of round 0, reads this sure were right 98–100 % of
     #: the time on the layouts, 95 % on the lake)
     SURE = 0.95
+    #: place kinds whose unsure lower cards are left out, and how sure they must be
+    DROP_UNSURE_UNDER: tuple[str, ...] = ()
+    SURE_UNDER = 0.8
 
     def _resolved(self, place: str, view: Any) -> tuple[list[str], bool]:
         """The codes of a place's cards, each read replaced by one of the reader's
@@ -489,6 +495,13 @@ class Tracker:
             codes[i] = best
             if top and best == card.code and p_read < self.SURE:
                 doubtful = True
+        if self._kind(place) in self.DROP_UNSURE_UNDER:
+            # a fanned card under the top, read unsure and not as the card the engine has
+            # there, is left out (the fan's lower cards are half hidden and often misread)
+            keep = [i == len(codes) - 1 or codes[i] in exp or not view.cards[i].alternatives
+                    or 1.0 - sum(p for _a, p in view.cards[i].alternatives) >= self.SURE_UNDER
+                    for i in range(len(codes))]
+            codes = [c for c, k in zip(codes, keep, strict=True) if k]
         return codes, doubtful
 
     def _prior(self, place: str, code: str, exp: tuple[str, ...], top: bool) -> float:
@@ -1047,11 +1060,78 @@ class Tracker:
                     where.kind in ("stock", "waste", "nertz") and \
                     not any(s[0] == nname for s in spots):
                 out.append((nname, 1, seat, False))
+            elif self._skipped_nertz_card(seat, code, t) and \
+                    not any(s[0] == nname for s in spots):
+                out.append((nname, 1, seat, False))
         return out
 
+    def _skipped_nertz_card(self, seat: int, code: str, t: float) -> bool:
+        """``code`` showed on the seat's nertz pile after its previous top left and before
+        the top the engine has now was first seen there, and is gone from it: it was turned
+        and played between two committed views (the engine never had it as a top)."""
+        table = self.table
+        assert table is not None
+        nertz = table.layouts[seat].nertz
+        nname = f"seat{seat}:nertz"
+        seen = self.seen_at.get((nname, code))
+        if not nertz or seen is None or t - seen > self.pool_window_ms or \
+                nertz[-1].code == code or (seat, code) in self.named:
+            return False
+        top = nertz[-1].code
+        first = self.nertz_first.get((seat, top))
+        if (seat, top) not in self.nertz_tops or first is None or first <= seen:
+            return False
+        where = table.where(code, seat)
+        return where is not None and where.kind in ("stock", "waste", "nertz") and \
+            self._departed(nname, code) == 3
+
+    def _lift_above_nertz_top(self, seat: int, code: str) -> bool:
+        """Put the hidden ``code`` right above the engine's nertz top in the deal hypothesis
+        (a hidden card from low in the pile takes its old place) and rebuild the engine:
+        the card was turned and played unseen before the top showed."""
+        table = self.table
+        assert table is not None
+        deal = self._deal_lists[seat]
+        nz, stock = deal["nertz"], deal["stock"]
+        top = table.layouts[seat].nertz[-1].code
+        if top not in nz:
+            return False
+        saved = {k: [list(x) if isinstance(x, list) else x for x in v]
+                 for k, v in deal.items()}
+        q = nz.index(top)
+        if code in nz:
+            p = nz.index(code)
+            if p > q:
+                return False
+            nz.pop(p)
+            nz.insert(q, code)  # right above the top (q moved down by one)
+        elif code in stock:
+            low = next((c for c in nz[:q] if (seat, c) not in self.known
+                        and (seat, c) not in self.named), None)
+            if low is None:
+                return False
+            stock[stock.index(code)] = low
+            nz.remove(low)
+            nz.insert(q, code)
+        else:
+            return False
+        fresh = self._rebuilt(self.records)
+        if fresh is None or not fresh.layouts[seat].nertz or \
+                fresh.layouts[seat].nertz[-1].code != code:
+            self._deal_lists[seat] = saved
+            return False
+        self.table = fresh
+        self.known.add((seat, code))
+        return True
+
     def _bring_to_nertz_top(self, seat: int, code: str) -> bool:
-        """Make ``code`` the engine's nertz top of ``seat`` (exchanging hidden cards)."""
+        """Make ``code`` the engine's nertz top of ``seat`` (exchanging hidden cards, or
+        lifting a card played unseen above the top that showed after it)."""
         nertz = self.table.layouts[seat].nertz  # type: ignore[union-attr]
+        if nertz and nertz[-1].code != code and (seat, nertz[-1].code) in self.nertz_tops:
+            if not self._lift_above_nertz_top(seat, code):
+                return False
+            nertz = self.table.layouts[seat].nertz  # type: ignore[union-attr]
         if nertz and nertz[-1].code != code:
             self._swap(seat, nertz[-1].code, code)
         ok = bool(nertz) and nertz[-1].code == code

@@ -444,3 +444,24 @@ def test_an_unsure_read_that_fits_nothing_is_held_back():
     for n, places in enumerate(misread):
         sure.update(_obs_alts(n, places, {}))
     assert sure.states["lake:0"].stable == ("KH",)
+
+
+def test_a_nertz_card_turned_and_played_under_the_hand_is_a_nertz_move():
+    # seat 0 plays AH, turns AS (glimpsed once past the hand), lifts it, turns 8H and only
+    # then lays the AS on a new pile: AS came from the nertz pile although the engine
+    # never had it as a top and 8H showed first, so the pile holds 11 cards, not 12
+    start = _table({0: "AH", 1: "5D"})
+    ah_played = _table({0: "back", 1: "5D"}, {"lake:0": ["AH"]})  # the hand over the pile
+    after_ah = _table({0: "AS", 1: "5D"}, {"lake:0": ["AH"]})
+    lifted = _table({0: "back", 1: "5D"}, {"lake:0": ["AH"]})
+    turned = _table({0: "8H", 1: "5D"}, {"lake:0": ["AH"]})
+    played = _table({0: "8H", 1: "5D"}, {"lake:0": ["AH"], "lake:1": ["AS"]})
+    frames = [start] * 3 + [ah_played] * 3 + [after_ah, lifted] + [turned] * 5 + [played] * 30
+    covered = [None] * 3 + [{"seat0:nertz": 0.9}] * 3 + [{"seat0:nertz": 0.5},
+                                                         {"seat0:nertz": 0.6}] + [None] * 35
+    tr = Tracker(HouseRules(), 2)
+    events = _feed(tr, frames, repeat=1, covered=covered)
+    events += tr.finish()
+    assert _moves(events) == [(0, "AH", "seat0:nertz", "lake:0"),
+                              (0, "AS", "seat0:nertz", "lake:1")]
+    assert tr.nertz_counts()[0] == 11
