@@ -31,7 +31,8 @@ from vision.tracker import Tracker
 
 Observer = Callable[[np.ndarray, int, float], Observation]
 
-__all__ = ["ReplayError", "oracle_observer", "pipeline_observer", "read_calls", "replay_video"]
+__all__ = ["ReplayError", "model_observer", "oracle_observer", "pipeline_observer", "read_calls",
+           "replay_video"]
 
 
 class ReplayError(ValueError):
@@ -60,28 +61,46 @@ def oracle_observer(labels: str | Path) -> Observer:
 def pipeline_observer(profile: str | Path, models: str | Path | None = None,
                       every_frame: bool = False, observe_fps: float | None = 10.0,
                       **gate: Any) -> Observer:
-    """The real path: card detector → table model of a saved table profile.
-
-    By default the detector runs only where the frame changed and has settled since
-    (:class:`vision.incremental.ChangeGatedDetector`, options in ``gate``, e.g.
-    ``full_every_ms``); ``every_frame=True`` runs it on every frame the observer gets (the
-    old path, for comparison). ``observe_fps`` is the rate :func:`replay_video` feeds it at
-    (None: every frame of the video). The observer carries ``model`` (the table model),
-    ``gate`` (the change gate, None for every frame) and ``observe_fps``."""
+    """The real path: card detector → table model of a saved table profile (see
+    :func:`model_observer`)."""
     from vision.detector import CardDetector, ModelError
-    from vision.incremental import ChangeGatedDetector
     from vision.table_model import TableModel
 
     try:
         model = TableModel.load(profile)
         detector = CardDetector.load(models)
-        gated = None if every_frame else ChangeGatedDetector(detector, **gate)
+        return model_observer(model, detector, every_frame, observe_fps, **gate)
     except (ModelError, OSError, ValueError, TypeError) as exc:
         raise ReplayError(f"cannot load the pipeline: {exc}") from None
 
+
+def model_observer(model: Any, detector: Any, every_frame: bool = False,
+                   observe_fps: float | None = 10.0, **gate: Any) -> Observer:
+    """Frames → ``detector`` → ``model`` (a :class:`vision.table_model.TableModel`).
+
+    By default the detector runs only where the frame changed and has settled since
+    (:class:`vision.incremental.ChangeGatedDetector`, options in ``gate``, e.g.
+    ``full_every_ms``), and a place whose picture changed and is not read again yet counts
+    as covered (:func:`vision.incremental.mark_pending`); ``every_frame=True`` runs the
+    detector on every frame the observer gets (the old path, for comparison).
+    ``observe_fps`` is the rate :func:`replay_video` feeds it at (None: every frame of the
+    video). The observer carries ``model``, ``gate`` (the change gate, None for every
+    frame) and ``observe_fps``."""
+    from vision.incremental import ChangeGatedDetector, mark_pending
+
+    gated = None if every_frame else ChangeGatedDetector(detector, **gate)
+
+    def spot(place: str) -> tuple[float, float, float, float] | None:
+        try:  # the table model's box of an empty place
+            return model._spot_box(model._place_mm(place))
+        except Exception:  # noqa: BLE001 - a place it cannot map: leave it alone
+            return None
+
     def observe(image: np.ndarray, frame: int, t_ms: float) -> Observation:
-        dets = detector(image) if gated is None else gated(image, t_ms)
-        return model.observe(image, dets, frame, t_ms)
+        if gated is None:
+            return model.observe(image, detector(image), frame, t_ms)
+        obs = model.observe(image, gated(image, t_ms), frame, t_ms)
+        return mark_pending(obs, gated, spot)
 
     observe.model = model  # type: ignore[attr-defined]
     observe.gate = gated  # type: ignore[attr-defined]

@@ -217,18 +217,19 @@ def _observations(mode: str, lines: list[dict[str, Any]], video: Path, seats: in
     if mode == "full":
         from vision.detector import CardDetector
         detector = CardDetector.load()
-        if incremental:  # the replay's default: detect only where something changed
-            from vision.incremental import ChangeGatedDetector
-            gate = ChangeGatedDetector(detector)
-            detector = lambda image, t_ms=0.0: gate(image, t_ms)  # noqa: E731
+    observer = None
+    if incremental and detector is not None:  # the replay's default: only where it changed
+        from referee.replay import model_observer
+        observer = model_observer(model, detector)
     cap = cv2.VideoCapture(str(video))
     for lab in lines[1:]:
         ok, image = cap.read()
         if not ok:
             break
-        dets = (detector(image, lab["t_ms"]) if incremental and detector is not None
-                else detector(image) if detector is not None
-                else label_detections(lab["cards"])[0])
+        if observer is not None:
+            yield observer(image, lab["frame"], lab["t_ms"])
+            continue
+        dets = detector(image) if detector is not None else label_detections(lab["cards"])[0]
         obs: Observation = model.observe(image, dets, lab["frame"], lab["t_ms"])
         yield obs
 

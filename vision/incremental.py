@@ -44,7 +44,7 @@ from .detections import Detections, box_iou
 
 Region = tuple[int, int, int, int]
 
-__all__ = ["ChangeGatedDetector", "GateStats"]
+__all__ = ["ChangeGatedDetector", "GateStats", "mark_pending"]
 
 
 @dataclass
@@ -91,9 +91,9 @@ class ChangeGatedDetector:
 
     def __init__(self, detector: Callable[..., Detections], width: int = 320,
                  change_threshold: float = 24.0, motion_threshold: float = 12.0,
-                 settle_ms: float = 250.0, full_every_ms: float | None = 5000.0,
+                 settle_ms: float = 250.0, full_every_ms: float | None = 10000.0,
                  full_share: float = 0.3, margin: float | None = None,
-                 calm_cards: float = 0.6, patience_ms: float = 600.0,
+                 calm_cards: float = 0.2, patience_ms: float = 200.0,
                  confirms: int = 1, confirm_ms: float = 400.0, drift: float = 0.05) -> None:
         self.detector = detector
         self.width = width
@@ -189,6 +189,20 @@ class ChangeGatedDetector:
         if ready or confirm:
             self._redetect(image, small, f, t_ms, ready, confirm)
         return self.detections
+
+    def pending(self, box: Sequence[float]) -> float:
+        """The share (0–1) of ``box`` (frame pixels) that changed since it was last read and
+        is not read again yet: what the detections say there may be out of date, so a
+        place there counts as covered (see :func:`mark_pending`)."""
+        if self._dirty is None:
+            return 0.0
+        f = self._f
+        hh, ww = self._dirty.shape
+        a, b = max(0, int(box[0] * f)), max(0, int(box[1] * f))
+        c, d = min(ww, int(np.ceil(box[2] * f))), min(hh, int(np.ceil(box[3] * f)))
+        if c <= a or d <= b:
+            return 0.0
+        return float(self._dirty[b:d, a:c].mean())
 
     def _dirty_in(self, boxes: Sequence[Sequence[float]], f: float) -> bool:
         assert self._dirty is not None
@@ -325,14 +339,14 @@ class ChangeGatedDetector:
         # a card's centre may shift a little between two reads: a quarter card of slack
         slack = 0.25 * self._card_px
         replace = boxes[:fresh]
-        in_new = _centres_in(found, [_grow(b, slack) for b in replace])
-        in_old = _centres_in(found, [_grow(b, slack) for b in boxes[fresh:]]) & ~in_new
+        in_new = _within(found, replace, slack)
+        in_old = _within(found, boxes[fresh:], slack) & ~in_new
         dets = self.detections
         if replace:
             # the new cards of a changed region replace the old ones there and any old box
             # of the same card
             new = found[in_new]
-            stale = _centres_in(dets, replace)
+            stale = _within(dets, replace, 0.0)
             if len(new) and len(dets):
                 stale |= (box_iou(dets.xyxy, new.xyxy) > 0.3).any(axis=1)
             dets = Detections.merge([dets[~stale], new])
@@ -392,6 +406,40 @@ def _groups(boxes: Sequence[Sequence[float]], margin: float) -> list[list[int]]:
             if merged:
                 break
     return groups
+
+
+def mark_pending(obs: Any, gate: ChangeGatedDetector,
+                 spot_box: Callable[[str], Sequence[float] | None] | None = None) -> Any:
+    """Count as covered every place of ``obs`` (an :class:`~vision.observation.Observation`)
+    whose cards lie where ``gate`` has not read the frame again since it changed (their
+    detections may be out of date: the card may be gone, or another on it). ``spot_box``
+    gives an empty place's box in frame pixels (None: empty places are left alone)."""
+    for view in getattr(obs, "places", {}).values():
+        boxes = [c.box for c in view.cards]
+        if not boxes and spot_box is not None:
+            box = spot_box(view.place)
+            boxes = [box] if box is not None else []
+        share = max((gate.pending(b) for b in boxes), default=0.0)
+        if share > view.covered:
+            view.covered = share
+    return obs
+
+
+def _within(dets: Detections, boxes: Sequence[Sequence[float]], slack: float,
+            share: float = 0.25) -> np.ndarray:
+    """Whether each detection belongs to one of ``boxes``: its centre lies in the box grown
+    by ``slack``, or ``share`` of its own box lies in it (a card across the region's edge
+    that a hand partly hid: read again with the region)."""
+    out = _centres_in(dets, [_grow(b, slack) for b in boxes])
+    if not len(dets) or not len(boxes):
+        return out
+    d = dets.xyxy.astype(np.float64)
+    area = np.maximum((d[:, 2] - d[:, 0]) * (d[:, 3] - d[:, 1]), 1e-6)
+    for x0, y0, x1, y1 in boxes:
+        w = np.clip(np.minimum(d[:, 2], x1) - np.maximum(d[:, 0], x0), 0, None)
+        h = np.clip(np.minimum(d[:, 3], y1) - np.maximum(d[:, 1], y0), 0, None)
+        out |= w * h >= share * area
+    return out
 
 
 def _centres_in(dets: Detections, boxes: Sequence[Sequence[float]]) -> np.ndarray:

@@ -148,6 +148,7 @@ def test_a_card_put_down_is_read_once_it_settles(tmp_path, detector):
     gate = ChangeGatedDetector(counting, full_every_ms=0)
     first_seen = None
     seven_box = None
+    pending = []
     for i, img in enumerate(frames):
         n_calls = len(counting.calls)
         dets = gate(img, i * 100.0)
@@ -164,9 +165,14 @@ def test_a_card_put_down_is_read_once_it_settles(tmp_path, detector):
                     assert not _meets(region, hands[i]), (i, region, hands[i])
         if first_seen is None and "KS" in _at(dets, 420 + 22, 150 + 32):
             first_seen = i
+        pending.append(gate.pending((420, 150, 464, 214)))
     assert first_seen is not None, "the card put down was never read"
     last_hand = max(i for i, h in enumerate(hands) if h is not None)
     assert last_hand < first_seen <= last_hand + 6  # read soon after everything is still
+    # the spot is "pending" (not known, counted as covered) from the hand's arrival there
+    # until it is read
+    assert pending[0] == 0 and all(p > 0.1 for p in pending[10:first_seen])
+    assert all(p == 0 for p in pending[first_seen:])
     # the untouched cards kept their detections: not looked at again, the very same box
     assert all(not _meets(r, (100, 150, 144, 214)) for r in counting.regions)
     final = gate.detections
@@ -205,6 +211,23 @@ def test_no_change_no_detector_call(tmp_path, detector):
     for i, img in enumerate(read_video(tmp_path / "still.avi")):
         gate(img, i * 100.0)
     assert counting.calls == [None, None]  # the first frame and its confirmation
+
+
+def test_pending_places_count_as_covered(tmp_path, detector):
+    from vision.incremental import mark_pending
+    from vision.observation import Observation, PlaceView, SeenCard
+
+    frames, _hands = scene(tmp_path)
+    gate = ChangeGatedDetector(detector, full_every_ms=0)
+    for i, img in enumerate(frames[:12]):  # the card is down, the hand still near it
+        gate(img, i * 100.0)
+    obs = Observation(11, 1100.0, {
+        "lake:0": PlaceView("lake:0", [SeenCard("KS", (420, 150, 464, 214), 0.9)]),
+        "seat0:river0": PlaceView("seat0:river0", [SeenCard("7H", (100, 150, 144, 214), 0.9)]),
+        "seat0:waste": PlaceView("seat0:waste")})
+    mark_pending(obs, gate, lambda place: (250, 250, 300, 320))
+    assert obs.places["lake:0"].covered > 0.1
+    assert obs.places["seat0:river0"].covered == 0 and obs.places["seat0:waste"].covered == 0
 
 
 def test_reads_of_a_still_region_are_fused():
