@@ -708,6 +708,10 @@ class Tracker:
             gone = not st.stable or st.stable[-1] != code
         if gone:
             return 3
+        if engine_place.startswith("lake:") and self.table is not None:
+            pls = self.table.lake[int(engine_place.split(":")[1])].placements
+            if len(pls) > 1 and pls[-2].card.code == code:
+                return 2  # an identical card lies under it: its leaving cannot show
         return 2 if st.covered else 1
 
     def _arrivals(self, final: bool) -> bool:
