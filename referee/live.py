@@ -249,15 +249,19 @@ class RoundEngine:
                           "stock": len(lay.stock), "seat": k})
         return {"lake": lake, "seats": seats, "passthrough": False, "t_ms": self.last_t}
 
-    def suggestions(self, seat: int, card: str | None, dst: str | None, src: str | None
-                    ) -> list[dict[str, Any]]:
-        """Legal moves of ``seat`` now that look most like a misread one (same
-        destination, same source, same rank or suit), best first."""
+    def suggestions(self, seat: int, card: str | None, dst: str | None, src: str | None,
+                    reads: list[Any] | None = None) -> list[dict[str, Any]]:
+        """Legal moves of ``seat`` now that look most like a misread one (the card reader's
+        other likely reads of the card first, then same destination, same source, same
+        rank or suit), best first."""
         if self.table is None or self.passthrough or self.table.ended:
             return []
+        likely = {str(r[0]): float(r[1]) for r in reads or () if len(r) == 2}
         scored = []
         for move in self.table.card_moves(seat):
-            s = 0
+            s = 0.0
+            if move.card in likely:
+                s += 6 + likely[move.card]
             s += 3 if move.dst == dst else 0
             s += 2 if move.src == src else 0
             if card and move.card:

@@ -936,7 +936,8 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
     @app.get("/api/rounds/{round_id}/events/{seq}/suggestions", tags=["corrections"])
     def suggestions(round_id: int, seq: int) -> list[dict[str, Any]]:
         """Likely alternative reads of a move: legal moves of the same seat just before it
-        that share its destination, source, rank or suit."""
+        whose card the reader also found likely (the move's ``reads``), or that share its
+        destination, source, rank or suit."""
         rnd = svc.store.round(round_id)
         table = svc.store.table(rnd["table_id"])
         effective = svc.store.effective_events(round_id)
@@ -949,7 +950,7 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
         engine, _l, _p = rebuild(table["seats"], svc.rules_of(table), rnd["round_no"], before)
         return [{**m, "t_ms": target["t_ms"]} for m in
                 engine.suggestions(target["seat"], target.get("card"), target.get("to"),
-                                   target.get("from"))
+                                   target.get("from"), target.get("reads"))
                 if not (m["card"] == target.get("card") and m["to"] == target.get("to"))]
 
     @app.post("/api/rounds/{round_id}/calls", tags=["rounds"])

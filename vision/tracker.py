@@ -133,6 +133,8 @@ class Tracker:
         self.last_recycle_t: dict[int, float] = {}
         self.nertz_tops: set[tuple[int, str]] = set()
         self.nertz_first: dict[tuple[int, str], float] = {}  # first shown as a nertz top
+        #: (place, code) -> the reader's other likely reads of that exposed card
+        self.reads: dict[tuple[str, str], tuple[tuple[str, float], ...]] = {}
         self.seen_deal: list[dict[str, Any]] = []
         self._deal_lists: list[dict[str, list[str]]] = []
         self._pending_calls: list[tuple[int, float]] = []
@@ -255,6 +257,8 @@ class Tracker:
             ev["frame"] = rec.frame
             if rec.cards is not None:
                 ev["cards"] = rec.cards
+            if isinstance(rec.action, Move) and rec.evidence.get("reads"):
+                ev["reads"] = rec.evidence["reads"]
             if check is not None:  # the draw's cards as the final deal hypothesis gives them
                 if isinstance(rec.action, Draw):
                     ev["cards"] = [c.code for c in
@@ -419,6 +423,12 @@ class Tracker:
                     _overlap(st.box, b) > self.cover_limit for b in movers):
                 covered = True  # a card in flight or a hand over the place's last cards
             top = codes[-1] if codes else None
+            if view is not None and view.cards and view.cards[-1].alternatives and \
+                    top is not None:
+                # the reader's other likely reads of the exposed card (for corrections)
+                self.reads[(name, top)] = tuple(
+                    (a, p) for a, p in ((view.cards[-1].code, 0.0),
+                                        *view.cards[-1].alternatives) if a != top and p > 0)
             if place.seat is not None:  # where each free card was last seen
                 for c in codes[-1:] if place.kind == "waste" else codes:
                     self.seen_at[(name, c)] = float(obs.t_ms)
@@ -795,6 +805,8 @@ class Tracker:
             frames = (self._since_frame(src), st.stable_frame)
             evidence = {"seen": list(seen), "expected": list(exp), "from": src,
                         "departure": score}
+            if self.reads.get((dest, code)):
+                evidence["reads"] = [[a, round(p, 3)] for a, p in self.reads[(dest, code)]]
             if is_retract or (self._kind(src) == "river" and kind in ("nertz", "waste")):
                 owner = seat
                 if not is_retract:
@@ -1476,6 +1488,8 @@ class Tracker:
         ev["frame"] = frame
         if cards is not None:
             ev["cards"] = cards
+        if isinstance(action, Move) and evidence and evidence.get("reads"):
+            ev["reads"] = evidence["reads"]  # what else the card may have been
         if isinstance(action, Call):
             ev["valid"] = not flags
         if inferred:

@@ -425,7 +425,7 @@ def test_an_unsure_read_that_fits_nothing_is_held_back():
     # lake:0 holds seat 0's AS; its next card 2S is read as KH for two seconds (the reader
     # unsure: KH 0.6, QD 0.3) before it reads right: the KH view is never committed, and
     # the 2S is one move with no flag
-    alts = {("lake:0", "KH"): (("QD", 0.3), ("KD", 0.1))}
+    alts = {("lake:0", "KH"): (("QD", 0.3), ("KD", 0.1)), ("lake:0", "2S"): (("3S", 0.1),)}
     misread = [_table({0: "AS", 1: "5D"})] * 3 + \
         [_table({0: "2S", 1: "5D"}, {"lake:0": ["AS"]})] * 4 + \
         [_table({0: "4C", 1: "5D"}, {"lake:0": ["KH"]})] * 20
@@ -439,6 +439,9 @@ def test_an_unsure_read_that_fits_nothing_is_held_back():
     assert _moves(events) == [(0, "AS", "seat0:nertz", "lake:0"),
                               (0, "2S", "seat0:nertz", "lake:0")]
     assert not [e for e in events if e["type"] == "flag"]
+    # the move keeps the reader's other likely read of its card, for corrections
+    assert [e.get("reads") for e in events if e["type"] == "move"] == [None, [["3S", 0.1]]]
+    assert [e.get("reads") for e in tr.log() if e["type"] == "move"] == [None, [["3S", 0.1]]]
     # the same read, sure of itself (no alternatives), is what the camera saw there
     sure = Tracker(HouseRules(), 2)
     for n, places in enumerate(misread):
