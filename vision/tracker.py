@@ -594,7 +594,8 @@ class Tracker:
         if self._kind(place) == "river" and seen and exp and seen != exp:
             # a fanned column whose lower indices are partly hidden (a card laid askew on
             # them): the same top and the rest in order, at most two missing
-            return seen[-1] == exp[-1] and len(exp) - len(seen) <= 2 and _in_order(seen, exp)
+            return seen[-1] == exp[-1] and len(exp) - len(seen) <= max(2, len(exp) // 3) \
+                and _in_order(seen, exp)
         return seen == exp
 
     def _dirty(self, place: str) -> bool:
@@ -759,6 +760,16 @@ class Tracker:
             spots = self._free_spots(code, dest)
             if kind == "river":
                 spots = [s for s in spots if s[2] == Place.parse(dest).seat]
+            if kind == "river" and len(run) > 1 and not under and \
+                    not any(s[1] == len(run) for s in spots):
+                # a long run whose middle indices the fan hides: the same first and last
+                # card, the rest in order, at most half missing
+                gapped = [s for s in spots if not s[3] and s[1] > len(run)
+                          and s[1] - len(run) <= max(2, s[1] // 2)
+                          and self._tail(s[0], code)[-1:] == run[-1:]
+                          and _in_order(run, self._tail(s[0], code))]
+                if len(gapped) == 1:
+                    run = self._tail(gapped[0][0], code)
             if kind == "river" and len(run) > 1 and not under and \
                     not any(s[3] or s[1] == len(run) for s in spots):
                 # two moves onto one column before it settled (a king, then a queen from

@@ -468,3 +468,27 @@ def test_a_nertz_card_turned_and_played_under_the_hand_is_a_nertz_move():
     assert _moves(events) == [(0, "AH", "seat0:nertz", "lake:0"),
                               (0, "AS", "seat0:nertz", "lake:1")]
     assert tr.nertz_counts()[0] == 11
+
+
+def test_a_run_moved_between_columns_with_middle_indices_hidden_is_one_move():
+    # seat 0 builds QS-JD-10C on river1, then moves the run onto KH (river0); the fan's
+    # middle index (JD) does not show there: still one move of three cards
+    def table(river: list[list[str]], nertz: str = "2C") -> dict[str, list[str]]:
+        places = {"seat0:nertz": [nertz], "seat0:stock": ["back"],
+                  "seat1:nertz": ["5D"], "seat1:stock": ["back"]}
+        for i, col in enumerate(river):
+            places[f"seat0:river{i}"] = col
+        for i, c in enumerate(RIVER[1]):
+            places[f"seat1:river{i}"] = [c]
+        return places
+
+    frames = [table([["KH"], ["QS"], ["JD"], ["10C"]])] * 3 + \
+        [table([["KH"], ["QS", "JD"], [], ["10C"]])] * 3 + \
+        [table([["KH"], ["QS", "JD", "10C"], [], []])] * 3 + \
+        [table([["KH", "QS", "10C"], [], [], []])] * 6
+    tr = Tracker(HouseRules(), 2)
+    events = _feed(tr, frames, repeat=1)
+    assert [(m["card"], m["from"], m["to"], m.get("n", 1)) for m in events
+            if m["type"] == "move"] == [("JD", "seat0:river2", "seat0:river1", 1),
+                                        ("10C", "seat0:river3", "seat0:river1", 1),
+                                        ("QS", "seat0:river1", "seat0:river0", 3)]
