@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import html
 import json
+import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
@@ -85,7 +86,8 @@ def model_observer(model: Any, detector: Any, every_frame: bool = False,
     detector on every frame the observer gets (the old path, for comparison).
     ``observe_fps`` is the rate :func:`replay_video` feeds it at (None: every frame of the
     video). The observer carries ``model``, ``gate`` (the change gate, None for every
-    frame) and ``observe_fps``."""
+    frame), ``observe_fps`` and ``timing`` (seconds spent in the detector, gate included,
+    and in the table model)."""
     from vision.incremental import ChangeGatedDetector, mark_pending
 
     gated = None if every_frame else ChangeGatedDetector(detector, **gate)
@@ -96,13 +98,19 @@ def model_observer(model: Any, detector: Any, every_frame: bool = False,
         except Exception:  # noqa: BLE001 - a place it cannot map: leave it alone
             return None
 
+    timing = {"detector_s": 0.0, "table_model_s": 0.0}
+
     def observe(image: np.ndarray, frame: int, t_ms: float) -> Observation:
-        if gated is None:
-            return model.observe(image, detector(image), frame, t_ms)
-        obs = model.observe(image, gated(image, t_ms), frame, t_ms)
-        return mark_pending(obs, gated, spot)
+        t0 = time.perf_counter()
+        dets = detector(image) if gated is None else gated(image, t_ms)
+        t1 = time.perf_counter()
+        obs = model.observe(image, dets, frame, t_ms)
+        timing["detector_s"] += t1 - t0
+        timing["table_model_s"] += time.perf_counter() - t1
+        return obs if gated is None else mark_pending(obs, gated, spot)
 
     observe.model = model  # type: ignore[attr-defined]
+    observe.timing = timing  # type: ignore[attr-defined]
     observe.gate = gated  # type: ignore[attr-defined]
     observe.observe_fps = observe_fps  # type: ignore[attr-defined]
     return observe
@@ -215,6 +223,8 @@ def replay_video(video: str | Path, out_dir: str | Path, observer: Observer, rul
     gate = getattr(observer, "gate", None)
     if gate is not None:
         report["detector"] = gate.stats.as_dict()
+    if getattr(observer, "timing", None) is not None:
+        report["timing"] = {k: round(v, 3) for k, v in observer.timing.items()}
     if report.get("end_inferred"):
         report["note"] = ("no call input: the round end was inferred from the first emptied "
                           "nertz pile and play stopping" if tracker.table is not None

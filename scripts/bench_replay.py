@@ -135,6 +135,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     rows["incremental"] = _row(report["frames"] / report["fps"], wall, cpu, report["frames"],
                                report["frames_observed"])
     rows["incremental"]["detector"] = report.get("detector")
+    rows["incremental"]["timing"] = report.get("timing")
     rows["incremental"]["moves"] = report.get("moves")
     print("incremental", json.dumps(rows["incremental"]), flush=True)
 

@@ -141,10 +141,12 @@ def run_round(i: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
                                        if e["type"] == "call"]
     t0 = time.perf_counter()
     incremental = args.mode == "full" and getattr(args, "incremental", False)
+    stride = max(1, getattr(args, "stride", 1))
     observations: Iterable[Observation] = _observations(args.mode, lines, video, seats, rules,
-                                                        incremental)
+                                                        incremental, stride)
     if args.mode == "full" and args.cache is not None:  # the detector is the slow part
-        kind = ".incremental" if incremental else ""
+        kind = (".incremental" if incremental else "") + (f".stride{stride}" if stride > 1
+                                                          else "")
         observations = _cached(work / f"{tag}{kind}.observations.pkl", observations)
     feed(tracker, observations, calls)
     replay_s = time.perf_counter() - t0
@@ -200,7 +202,7 @@ def render_labels(log: Path, out: Path, settings: Any) -> int:
 
 
 def _observations(mode: str, lines: list[dict[str, Any]], video: Path, seats: int,
-                  rules: HouseRules, incremental: bool = False) -> Any:
+                  rules: HouseRules, incremental: bool = False, stride: int = 1) -> Any:
     if mode == "oracle":
         yield from oracle_observations(lines)
         return
@@ -222,7 +224,11 @@ def _observations(mode: str, lines: list[dict[str, Any]], video: Path, seats: in
         from referee.replay import model_observer
         observer = model_observer(model, detector)
     cap = cv2.VideoCapture(str(video))
-    for lab in lines[1:]:
+    for n, lab in enumerate(lines[1:]):
+        if n % stride:  # not observed (as nertz replay --observe-fps): only grabbed
+            if not cap.grab():
+                break
+            continue
         ok, image = cap.read()
         if not ok:
             break
@@ -302,6 +308,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--incremental", action="store_true",
                    help="full mode: the change-gated detector (vision.incremental) instead of "
                         "the detector on every frame")
+    p.add_argument("--stride", type=int, default=1,
+                   help="full and table modes: observe every k-th frame only (the others "
+                        "grabbed, not decoded)")
     p.add_argument("--json", type=Path, default=None, help="write per-round results here")
     p.add_argument("--cache", type=Path, default=None,
                    help="keep logs and renders here and reuse them (oracle mode renders "
