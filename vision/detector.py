@@ -25,6 +25,7 @@ from .crops import (
     upright_card,
 )
 from .detections import Detections, box_iou, tiles
+from .face_reader import FaceReader, fuse
 from .identify import MODELS, IndexClassifier, ModelError, candidate_turns, onnx_model
 
 INDEX, FACE, BACK = 0, 1, 2
@@ -92,7 +93,8 @@ class CardDetector:
                  overlap: int = 64, min_code_conf: float = 0.3,
                  scale: float | None = None, pass_size: int = 1280,
                  paper: bool = True, index_conf: float = 0.08,
-                 min_lone_conf: float = 0.06, turned_reads: str = "replace") -> None:
+                 min_lone_conf: float = 0.06, turned_reads: str = "replace",
+                 face_reader: FaceReader | None = None) -> None:
         self.localiser, self.classifier, self.backs = localiser, classifier, backs
         self.conf, self.iou, self.overlap = conf, iou, overlap
         #: the localiser's threshold for ``index`` boxes: far below :attr:`conf`, since its
@@ -115,15 +117,22 @@ class CardDetector:
         #: how indices of cards lying turned are read again upright ("off", "replace",
         #: "surest", "joint": see :meth:`_read_turned`)
         self.turned_reads = turned_reads
+        #: reads whole faces (:mod:`vision.face_reader`): a card whose outline is found has
+        #: its face's rank multiplied into its index reads; None: indices alone
+        self.face_reader = face_reader
+        #: weights (exponents) of the face's rank and suit against the index reads
+        self.face_weight = FaceReader.WEIGHT
+        self.face_suit_weight = FaceReader.SUIT_WEIGHT
 
     @classmethod
     def load(cls, models: str | Path | None = None, backs: BackDesigns | None = None,
              threads: int = 2) -> CardDetector:
         """The models committed in ``models/`` (``card_detector.onnx``,
-        ``index_classifier.onnx``)."""
+        ``index_classifier.onnx``, and ``face_reader.onnx`` when there is one)."""
         root = Path(models) if models else MODELS
         return cls(Localiser(root / "card_detector.onnx", threads),
-                   IndexClassifier(root / "index_classifier.onnx", threads), backs)
+                   IndexClassifier(root / "index_classifier.onnx", threads), backs,
+                   face_reader=FaceReader.load(root / "face_reader.onnx", threads))
 
     def rects(self, width: int, height: int, regions: Sequence[Region] | None = None
               ) -> list[Region]:
@@ -211,6 +220,7 @@ class CardDetector:
         (:func:`~vision.crops.paper_cards`) and read at both ends when upright; reported at
         half the reader's confidence."""
         candidates: list[np.ndarray] = []
+        quads: list[np.ndarray] = []
         crops: list[np.ndarray] = []
         for quad in paper_cards(image):
             box = np.concatenate([quad.min(axis=0), quad.max(axis=0)])
@@ -227,6 +237,7 @@ class CardDetector:
                 if (box_iou(box[None], cards.xyxy)[0] > 0.2).any() or around.any():
                     continue
             candidates.append(box)
+            quads.append(quad)
             crops += self._upright_index_crops(image, quad)
         boxes, confs, names = [], [], []
         alts: list[tuple[tuple[str, float], ...]] = []
@@ -234,15 +245,20 @@ class CardDetector:
             probs = self.classifier.probabilities(crops)
             if "none" in self.classifier.names:
                 probs[:, self.classifier.names.index("none")] = 0.0
+            face_probs = (self.face_reader.probabilities([upright_card(image, q) for q in quads])
+                          if self.face_reader is not None else [None] * len(quads))
             for k, box in enumerate(candidates):
                 pair = probs[2 * k:2 * k + 2]  # the card read at both ends
                 row, col = np.unravel_index(int(pair.argmax()), pair.shape)
                 if pair[row, col] < max(self.min_code_conf, 0.5):
                     continue
+                code, conf, p = self._with_face(self.classifier.names[col],
+                                                float(pair[row, col]), pair[row], True,
+                                                face_probs[k])
                 boxes.append(box)
-                confs.append(0.5 * float(pair[row, col]))
-                names.append(self.classifier.names[col])
-                alts.append(self._alternatives(pair[row], self.classifier.names[col]))
+                confs.append(0.5 * conf)
+                names.append(code)
+                alts.append(self._alternatives(p, code))
         if not boxes:
             return cards
         extra = Detections.create(np.asarray(boxes, np.float32), np.asarray(confs, np.float32),
@@ -585,11 +601,43 @@ class CardDetector:
             codes[i], conf[i] = names[k], float(new[k])
         return codes, conf, probs
 
+    def _read_faces(self, image: np.ndarray, faces: np.ndarray
+                    ) -> tuple[np.ndarray, list[np.ndarray | None] | np.ndarray]:
+        """Per face box: whether its card's whole outline was found, and the face reader's
+        probabilities of it (None without a face reader)."""
+        if self.face_reader is None or not len(faces):
+            return np.zeros(len(faces), bool), [None] * len(faces)
+        return self.face_reader.read_boxes(image, faces)
+
+    def _with_face(self, code: str, conf: float, row: np.ndarray | None, found: bool,
+                   face_row: np.ndarray | None) -> tuple[str, float, np.ndarray | None]:
+        """A card's index read (code, confidence, class probabilities) with its face's
+        read multiplied in (:func:`~vision.face_reader.fuse`): the code likeliest to both
+        readers and its share of the card probability. Unchanged without a face read, or
+        when the face reader takes it for no card (a back, a hand over it)."""
+        if row is None or not found or face_row is None or self.face_reader is None:
+            return code, conf, row
+        face_names = self.face_reader.names
+        if "none" in face_names and face_row[face_names.index("none")] > self.face_reader.MAX_NONE:
+            return code, conf, row
+        names = self.classifier.names
+        fused = fuse(row, face_row, names, face_names, self.face_weight, self.face_suit_weight)
+        p = np.asarray(fused, np.float64).copy()
+        if "none" in names:
+            p[names.index("none")] = 0.0
+        total = float(p.sum())
+        if total <= 0:
+            return code, conf, row
+        k = int(p.argmax())
+        return names[k], float(p[k] / total), fused
+
     def group(self, image: np.ndarray, dets: Detections) -> Detections:
-        """Read the indices and report each physical card once."""
+        """Read the indices and report each physical card once (with its face's read
+        multiplied in where a face reader is loaded and the card's outline is found)."""
         idx = self._one_box_per_index(dets[dets.class_id == INDEX])
         faces = dets[dets.class_id == FACE]
         backs = dets[dets.class_id == BACK]
+        face_found, face_probs = self._read_faces(image, faces.xyxy)
         turns = self._index_turns(idx.xyxy, faces.xyxy)
         codes, code_conf, code_probs = (
             self.classifier.read_boxes_probabilities(image, idx.xyxy, turns) if len(idx)
@@ -612,6 +660,8 @@ class CardDetector:
         corner_reads = self._read_corners(image, faces.xyxy[unread]) if unread else []
         for f, (code, conf, row) in zip(unread, corner_reads, strict=True):
             if code is not None:
+                code, conf, row = self._with_face(code, conf, row, face_found[f],
+                                                  face_probs[f])
                 boxes.append(faces.xyxy[f])
                 confs.append(float(faces.confidence[f] * conf))
                 names.append(code)
@@ -634,6 +684,7 @@ class CardDetector:
                 k = int(joint.argmax())
                 code, conf = self.classifier.names[k], float(p[:, k].max())
                 row = np.exp(joint - joint.max())
+            code, conf, row = self._with_face(code, conf, row, face_found[f], face_probs[f])
             boxes.append(faces.xyxy[f])
             confs.append(float(faces.confidence[f] * conf))
             names.append(code)

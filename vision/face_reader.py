@@ -28,8 +28,8 @@ COURTS = ("J", "Q", "K")
 class FaceReader:
     """Reads whole upright cards as card codes."""
 
-    #: weight (exponent) of the face reader's probabilities against the index reader's
-    WEIGHT = 1.0
+    #: weights (exponents) of the face reader's rank and suit against the index reader's
+    WEIGHT, SUIT_WEIGHT = 1.0, 0.0
     #: a face whose ``none`` probability is above this is not used (a back, a hand over it)
     MAX_NONE = 0.5
 
@@ -98,21 +98,36 @@ def court_blind(probs: np.ndarray, names: Sequence[str]) -> np.ndarray:
 
 
 def fuse(index_probs: np.ndarray, face_probs: np.ndarray, index_names: Sequence[str],
-         face_names: Sequence[str], weight: float = FaceReader.WEIGHT,
+         face_names: Sequence[str], weight: float = 1.0, suit_weight: float = 0.0,
          floor: float = 1e-3) -> np.ndarray:
-    """The index reader's (…, classes) probabilities times the face reader's (court cards
-    made court-blind, raised to ``weight``, at least ``floor`` so that neither reader
-    vetoes a code alone), renormalised to the index reader's total card probability;
-    ``none`` is kept as the index reader gave it."""
+    """The index reader's (…, classes) probabilities times the face reader's: its rank
+    probability (summed over suits; J, Q and K sharing theirs, :func:`court_blind`) raised
+    to ``weight`` and its suit probability (summed over ranks) raised to ``suit_weight``
+    (each at least ``floor``, so that the face never vetoes a code alone); renormalised to
+    the index reader's total card probability. ``none`` is kept as the index reader gave
+    it. The face reader's suit is weaker than its rank on small cards (a club and a spade
+    of 4 px), and weaker than the index's suit: by default only its rank is used."""
     index_probs = np.asarray(index_probs, np.float32)
     face = court_blind(face_probs, face_names)
-    cols = [face_names.index(n) if n in face_names and n != "none" else -1
-            for n in index_names]
+    ranks = sorted({n[:-1] for n in face_names if n != "none"})
+    suits = sorted({n[-1] for n in face_names if n != "none"})
+
+    def marginal(key: int, values: list[str]) -> dict[str, np.ndarray]:
+        out = {v: np.zeros(face.shape[:-1], np.float32) for v in values}
+        for k, n in enumerate(face_names):
+            if n != "none":
+                out[n[:-1] if key == 0 else n[-1]] += face[..., k]
+        total = sum(out.values())
+        return {v: np.maximum(p / np.maximum(total, 1e-9), floor) for v, p in out.items()}
+
+    pr, ps = marginal(0, ranks), marginal(1, suits)
     out = index_probs.copy()
-    card = np.array([c >= 0 for c in cols])
-    f = np.take(face, [max(c, 0) for c in cols], axis=-1)
-    f = np.maximum(f / np.maximum(f[..., card].sum(axis=-1, keepdims=True), 1e-9), floor)
-    prod = index_probs * np.where(card, f ** weight, 1.0)
+    card = np.array([n != "none" and n[:-1] in pr and n[-1] in ps for n in index_names])
+    factor = np.ones_like(index_probs)
+    for k, n in enumerate(index_names):
+        if card[k]:
+            factor[..., k] = pr[n[:-1]] ** weight * ps[n[-1]] ** suit_weight
+    prod = index_probs * factor
     mass = index_probs[..., card].sum(axis=-1, keepdims=True)
     scale = mass / np.maximum(prod[..., card].sum(axis=-1, keepdims=True), 1e-12)
     out[..., card] = (prod * scale)[..., card]

@@ -53,3 +53,19 @@ def test_classifier_trains_exports_and_runs(card_cache, tmp_path, monkeypatch):
     assert "none" in model.names and len(model.names) >= 50
     codes, conf = model([np.full((64, 64, 3), 200, np.uint8)])
     assert codes[0] in model.names and 0 <= conf[0] <= 1
+
+
+def test_face_reader_trains_exports_and_runs(card_cache, tmp_path):
+    from scripts import make_face_crops, train_face_reader
+    from vision.face_reader import FaceReader
+
+    data = tmp_path / "faces"
+    make_face_crops.main(["--out", str(data), "--per-card", "1", "--val-per-card", "1",
+                          "--decks", "2", "--jobs", "1"])
+    out = tmp_path / "face_reader.onnx"
+    train_face_reader.main(["--data", str(data), "--epochs", "1", "--batch", "16",
+                            "--work", str(tmp_path / "runs"), "--out", str(out)])
+    reader = FaceReader(out)
+    assert "none" in reader.names and len(reader.names) == 53 and reader.size == (48, 64)
+    codes, conf = reader([np.full((90, 60, 3), 200, np.uint8)])
+    assert codes[0] in reader.names and 0 <= conf[0] <= 1
