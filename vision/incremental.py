@@ -85,7 +85,8 @@ class ChangeGatedDetector:
     (in card lengths) a dirty pixel must be from any motion to be looked at (a card there is
     whole and not under a hand); ``patience_ms``: how long the calm part of a region that
     is partly still in motion waits before it is looked at alone; ``confirms``,
-    ``confirm_ms``: how many more reads confirm a read, how far apart; ``drift``: how fast the
+    ``confirm_ms``: how many more reads confirm a read, how far apart (``confirm_regions``
+    False: only the first frame's); ``drift``: how fast the
     reference follows the frame where nothing changed (slow light drift).
     """
 
@@ -94,7 +95,8 @@ class ChangeGatedDetector:
                  settle_ms: float = 250.0, full_every_ms: float | None = 10000.0,
                  full_share: float = 0.3, margin: float | None = None,
                  calm_cards: float = 0.2, patience_ms: float = 200.0,
-                 confirms: int = 1, confirm_ms: float = 400.0, drift: float = 0.05) -> None:
+                 confirms: int = 1, confirm_ms: float = 400.0, confirm_regions: bool = True,
+                 drift: float = 0.05) -> None:
         self.detector = detector
         self.width = width
         self.change_threshold = change_threshold
@@ -107,6 +109,7 @@ class ChangeGatedDetector:
         self.patience_ms = patience_ms
         self.confirms = confirms
         self.confirm_ms = confirm_ms
+        self.confirm_regions = confirm_regions
         self.drift = drift
         self.stats = GateStats()
         self.reset()
@@ -358,7 +361,7 @@ class ChangeGatedDetector:
         # each read is confirmed while its region stays still
         for g in groups:
             core = [boxes[i] for i in g if i < fresh]
-            if core and self.confirms > 0:
+            if core and self.confirms > 0 and self.confirm_regions:
                 self._confirm.append((t_ms + self.confirm_ms, self.confirms - 1, core))
         for c in confirm:
             if c[1] > 0:
