@@ -135,3 +135,21 @@ def test_pipeline_observer_gates_by_default(tmp_path):
     assert obs.gate.stats.full == 1 and obs.gate.stats.frames == 2
     every = pipeline_observer(path, every_frame=True)
     assert every.gate is None
+
+
+def test_cli_real_path_options(tmp_path):
+    from vision.profile import TableProfile
+
+    profile = tmp_path / "table.toml"
+    TableProfile.propose(2, "rect", 900, 600, markers=True).save(profile)
+    video = tmp_path / "v.avi"
+    _video(video, 12, fps=30.0)
+    for extra, stride, gated in ((["--full-every", "2"], 3, True),
+                                 (["--every-frame", "--observe-fps", "0"], 1, False)):
+        out = tmp_path / f"out{stride}"
+        result = CliRunner().invoke(app, ["replay", str(video), "--profile", str(profile),
+                                          "--out", str(out), *extra])
+        assert result.exit_code == 0, result.output
+        report = json.loads((out / "report.json").read_text())
+        assert report["stride"] == stride and report["frames"] == 12
+        assert ("detector" in report) == gated and "timing" in report
