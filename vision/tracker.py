@@ -631,6 +631,13 @@ class Tracker:
                 pls = table.lake[where.index].placements  # type: ignore[index]
                 if pls and pls[-1].card.code == code and pls[-1].card.owner == seat:
                     out.append((src, 1, pls[-1].seat, True))
+                else:
+                    # a misplaced card taken back from under a card laid on it later
+                    pl = next((p for p in pls if p.card.code == code and p.card.owner == seat),
+                              None)
+                    if pl is not None and not pl.counts and not dest.startswith("lake:") and \
+                            table.is_legal(Retract(pl.seat, code, src, dest)) is True:
+                        out.append((src, 1, pl.seat, True))
                 continue
             pile = table.pile(where)
             if where.kind in ("nertz", "waste"):

@@ -492,3 +492,24 @@ def test_a_run_moved_between_columns_with_middle_indices_hidden_is_one_move():
             if m["type"] == "move"] == [("JD", "seat0:river2", "seat0:river1", 1),
                                         ("10C", "seat0:river3", "seat0:river1", 1),
                                         ("QS", "seat0:river1", "seat0:river0", 3)]
+
+
+def test_a_misplaced_card_taken_back_from_under_a_later_card_is_a_retract():
+    # seat 0 misplaces its 9C (river2) on AH, seat 1 misplaces its 7S (river3) on the 9C,
+    # then seat 0 slides its 9C out from under and back to river2
+    base = {0: "AH", 1: "5D"}
+    start = _table(base)
+    on_lake = _table({0: "2C", 1: "5D"}, {"lake:0": ["AH"]})
+    nine = _table({0: "2C", 1: "5D"}, {"lake:0": ["9C"], "seat0:river2": []})
+    seven = _table({0: "2C", 1: "5D"}, {"lake:0": ["7S"], "seat0:river2": [],
+                                        "seat1:river3": []})
+    back = _table({0: "2C", 1: "5D"}, {"lake:0": ["7S"], "seat1:river3": []})
+    tr = Tracker(HouseRules(), 2)
+    events = _feed(tr, [start, on_lake, nine, seven, back], repeat=4)
+    events += tr.finish()
+    got = [(e["type"], e["seat"], e["card"], e["from"], e["to"]) for e in events
+           if e["type"] in ("move", "retract")]
+    assert got == [("move", 0, "AH", "seat0:nertz", "lake:0"),
+                   ("move", 0, "9C", "seat0:river2", "lake:0"),
+                   ("move", 1, "7S", "seat1:river3", "lake:0"),
+                   ("retract", 0, "9C", "lake:0", "seat0:river2")]
