@@ -494,3 +494,32 @@ def test_a_turned_crop_makes_a_turned_shape_upright():
     wrong_way = crop_turned(turned, (100, 100), 100, np.radians(-30), 64)
     err = np.abs(back.astype(int) - upright.astype(int)).mean()
     assert err < 3 < np.abs(wrong_way.astype(int) - upright.astype(int)).mean()
+
+
+@NEEDS_ARTWORK
+def test_a_turned_card_whose_index_the_localiser_missed_is_read_at_its_turned_corners(
+        card_cache):
+    # only the face boxes: the reader looks where the indices of a card turned by the
+    # angles the box allows must be, in crops turned by that angle
+    reader = IndexClassifier.load()
+    right = {"off": 0, "replace": 0}
+    total = 0
+    for seed in range(4):
+        scene = render_still(random_table(3, seed), seed, size=(1280, 720),
+                             decks=list(FAST_DECKS[:1]) * 3)
+        faces = [c for c in scene.cards if c["face_up"] and c["visible"] >= 0.95]
+        turned = [c for c in faces if 20 <= np.degrees(np.arctan2(
+            *np.subtract(c["corners"][1], c["corners"][0])[::-1])) % 90 <= 70]
+        total += len(turned)
+        boxes = Detections.create(np.array([c["box"] for c in faces]), np.ones(len(faces)),
+                                  [FACE] * len(faces))
+        for mode in right:
+            detector = CardDetector(_NoLocaliser(), reader, turned_reads=mode)
+            cards = detector.group(scene.image, boxes)
+            for c in turned:
+                near = np.nonzero(np.all(np.abs(cards.xyxy - np.asarray(c["box"])) < 1,
+                                         axis=1))[0]
+                right[mode] += bool(len(near)) and cards.code[near[0]] == c["card"]
+    assert total >= 15, total
+    assert right["replace"] >= 0.7 * total, (right, total)
+    assert right["replace"] >= right["off"] + 0.2 * total, (right, total)
