@@ -29,7 +29,7 @@ class FaceReader:
     """Reads whole upright cards as card codes."""
 
     #: weights (exponents) of the face reader's rank and suit against the index reader's
-    WEIGHT, SUIT_WEIGHT = 1.0, 0.0
+    WEIGHT, SUIT_WEIGHT = 1.0, 0.5
     #: a face whose ``none`` probability is above this is not used (a back, a hand over it)
     MAX_NONE = 0.5
     #: batches of at most this many cards run on one thread (faster for a few cards, and
@@ -112,7 +112,7 @@ def fuse(index_probs: np.ndarray, face_probs: np.ndarray, index_names: Sequence[
     (each at least ``floor``, so that the face never vetoes a code alone); renormalised to
     the index reader's total card probability. ``none`` is kept as the index reader gave
     it. The face reader's suit is weaker than its rank on small cards (a club and a spade
-    of 4 px), and weaker than the index's suit: by default only its rank is used."""
+    of 4 px): the detector weighs it half (:attr:`FaceReader.SUIT_WEIGHT`)."""
     index_probs = np.asarray(index_probs, np.float32)
     face = court_blind(face_probs, face_names)
     ranks = sorted({n[:-1] for n in face_names if n != "none"})
