@@ -6,13 +6,17 @@ frame, compares a small blurred grey copy of the frame with the *reference* (the
 its current detections were made from, pixel by pixel). Every place that differed from the
 reference since its last detection is *dirty* — a hand passing over a pile leaves it dirty
 even when the card put there looks almost like the one under it. A dirty region (a
-connected component of the dilated dirty mask) is looked at again only once all of it has
-been still for ``settle_ms`` (no frame-to-frame change): then the detector runs on that
-region grown by about a card (:meth:`vision.detector.CardDetector.__call__` with
-``regions=``), the old detections whose centre lies in the region are replaced by the new
-ones whose centre lies there, and the region is clean again. A region in motion (hands,
-cards in flight) keeps its old detections; the table model sees the motion itself and
-counts the places under it as covered.
+connected component of the dilated dirty mask) is looked at again once all of it has been
+still for ``settle_ms`` with no motion within ``calm_cards`` card lengths (no frame-to-frame
+change); a region that stays partly in motion (a hand working beside the pile it just
+played on) gives its still part after ``patience_ms``. Then the detector runs on the region
+grown by about a card (:meth:`vision.detector.CardDetector.__call__` with ``regions=``;
+all regions of a frame in one call), the old detections that belong to the region (centre
+in it, or a quarter of their box) are replaced by the new ones that do, and the region is
+clean again. A region in motion (hands, cards in flight) keeps its old detections; the
+table model sees the motion itself, and :func:`mark_pending` counts the places whose
+picture changed and is not read again yet as covered, so the tracker commits nothing from
+out-of-date detections.
 
 The detector misses or misreads a card now and then, and a read that is kept until the
 next change would keep its mistake: each read is therefore *confirmed* ``confirms`` times,
