@@ -874,7 +874,17 @@ class Tracker:
             pls = table.lake[j].placements
             if pls and pls[-1].card.code == st.stable[-1]:
                 tops.setdefault(st.stable[-1], []).append(name)
-        if not tops:
+        # piles where a card landed lately and others have since covered it: an identical
+        # card may lie right under it (only insertion under it explains that)
+        buried: dict[str, list[str]] = {}
+        for name, j in self.lake_map.items():
+            if j >= len(table.lake):
+                continue
+            for pl in table.lake[j].placements[:-1]:
+                if pl.t_ms >= self.t_ms - self.pool_window_ms and name not in \
+                        tops.get(pl.card.code, []):
+                    buried.setdefault(pl.card.code, []).append(name)
+        if not tops and not buried:
             return False
         for seat in range(self.seats):
             layout = table.layouts[seat]
@@ -886,6 +896,21 @@ class Tracker:
             for place, code in free:
                 st = self.states.get(place)
                 left = self.seen_at.get((place, code))
+                if code not in tops and code in buried and st is not None and \
+                        st.stable is not None and not st.covered and left is not None and \
+                        self._departed(place, code) == 3 and \
+                        (final or self.t_ms - st.stable_t >= self.wait_ms):
+                    last = self.seen_last.get((seat, code))
+                    if (last is None or last[0] == place or last[1] <= left) and \
+                            len(buried[code]) == 1:
+                        j = self.lake_map[buried[code][0]]
+                        move = Move(seat, code, place, f"lake:{j}")
+                        evidence = {"why": f"{code} left {place}, turned up nowhere, and an "
+                                           f"identical {code} landed on "
+                                           f"{buried[code][0]} as it left"}
+                        if self._insert_under(move, left, st.stable_frame, evidence):
+                            return True
+                    continue
                 if code not in tops or st is None or st.stable is None or st.covered or \
                         left is None or self._departed(place, code) != 3 or \
                         not (final or self.t_ms - st.stable_t >= self.wait_ms):
