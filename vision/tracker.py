@@ -472,7 +472,7 @@ class Tracker:
     #: the time on the layouts, 95 % on the lake)
     SURE = 0.95
     #: place kinds whose unsure lower cards are left out, and how sure they must be
-    DROP_UNSURE_UNDER: tuple[str, ...] = ()
+    DROP_UNSURE_UNDER: tuple[str, ...] = ("waste",)
     SURE_UNDER = 0.8
 
     def _resolved(self, place: str, view: Any) -> tuple[list[str], bool]:
