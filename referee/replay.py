@@ -94,7 +94,7 @@ def model_observer(model: Any, detector: Any, every_frame: bool = False,
 
     def spot(place: str) -> tuple[float, float, float, float] | None:
         try:  # the table model's box of an empty place
-            return model._spot_box(model._place_mm(place))
+            return model.place_box(place)
         except Exception:  # noqa: BLE001 - a place it cannot map: leave it alone
             return None
 

@@ -126,6 +126,10 @@ class TableModel:
         self._frames = 0
         self._alerted: set[str] = set()
         self._river_end: dict[tuple[int, str], float] = {}
+        self._anchor_cache: dict[int, tuple[Any, Any]] = {}
+        self._inv_of: PlaneMap | None = None  # the plane whose inverse is kept below
+        self._inv_t: np.ndarray | None = None
+        self._axes_cache: dict[int, tuple[Any, Any]] = {}
 
     # --- profile -------------------------------------------------------------------------
     @classmethod
@@ -218,6 +222,35 @@ class TableModel:
         hom = np.vstack([m, [0, 0, 1]]) @ self.plane.hom
         return PlaneMap(hom / hom[2, 2], self.plane.centre, self.plane.kappa)
 
+    # --- cached maps (the same arithmetic as PlaneMap.to_mm and SeatProfile.to_local,
+    # without inverting the homography or turning the seat's angle into axes every call)
+    def _to_mm(self, px: np.ndarray) -> np.ndarray:
+        """``self.plane.to_mm(px)`` with the homography's inverse kept per plane."""
+        plane = self.plane
+        assert plane is not None
+        if self._inv_of is not plane or self._inv_t is None:
+            self._inv_t = np.linalg.inv(plane.hom).T
+            self._inv_of = plane
+        u = plane.undistort(px)
+        p = np.column_stack([u, np.ones(len(u))]) @ self._inv_t
+        return p[:, :2] / p[:, 2:3]
+
+    def _axes(self, s: SeatProfile) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``s.axes()`` and the seat's origin as an array, kept per seat."""
+        key = (s.angle_deg, s.origin_mm)
+        hit = self._axes_cache.get(s.index)
+        if hit is None or hit[0] != key:
+            u, v = s.axes()
+            hit = (key, (u, v, np.array(s.origin_mm)))
+            self._axes_cache[s.index] = hit
+        return hit[1]
+
+    def _local(self, s: SeatProfile, mm: np.ndarray) -> np.ndarray:
+        """``s.to_local(mm)`` with the seat's axes kept."""
+        u, v, o = self._axes(s)
+        d = np.asarray(mm, np.float64).reshape(-1, 2) - o
+        return np.column_stack([d @ u, d @ v])
+
     # --- mapping -------------------------------------------------------------------------
     def _map(self, dets: Detections) -> list[_Mapped]:
         assert self.plane is not None
@@ -228,45 +261,68 @@ class TableModel:
                 centre_px = dets.corners[i].mean(axis=0)
             else:
                 centre_px = np.array([(x1 + x2) / 2, (y1 + y2) / 2])
-            quad = self.plane.to_mm(np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]]))
+            quad = self._to_mm(np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]]))
             area = 0.5 * abs(float(np.dot(quad[:, 0], np.roll(quad[:, 1], 1))
                                    - np.dot(quad[:, 1], np.roll(quad[:, 0], 1))))
             code = dets.code[i] if dets.code[i] is not None else "back"
             card = SeenCard(str(code), (x1, y1, x2, y2), float(dets.confidence[i]),
                             dets.design[i], tuple(dets.alternatives[i]))
-            out.append(_Mapped(i, self.plane.to_mm(centre_px[None])[0],
+            out.append(_Mapped(i, self._to_mm(centre_px[None])[0],
                                area < 0.3 * CARD_AREA_MM2 and code != "back", card))
         return out
 
     def _seat_candidates(self, s: SeatProfile, m: _Mapped) -> tuple[float, str] | None:
         """(distance, place) of the seat's nearest place, or None outside its area."""
         if m.index_only:  # a top-left or a bottom-right index: try both
-            u, v = s.axes()
+            u, v, _o = self._axes(s)
             off = INDEX_TO_CENTRE[0] * u + INDEX_TO_CENTRE[1] * v
             hits = [self._seat_place(s, m.centre + k * off) for k in (1, -1)]
             found = [h for h in hits if h is not None]
             return min(found) if found else None
         return self._seat_place(s, m.centre)
 
-    def _seat_place(self, s: SeatProfile, p: np.ndarray) -> tuple[float, str] | None:
-        loc = s.to_local(p[None])[0]
+    def _anchors(self, s: SeatProfile) -> tuple[list[tuple[str, np.ndarray, Any]], float,
+                                                 float, float]:
+        """The seat's places in its own frame (each with its fixed segment end for the
+        waste), and the bounds of its area test: computed once per layout and kept until
+        the seat's places, origin or turn change."""
+        key = (s.origin_mm, s.angle_deg, s.fan_mm, tuple(s.places.items()))
+        hit = self._anchor_cache.get(s.index)
+        if hit is not None and hit[0] == key:
+            return hit[1]
         anchors = {k: s.to_local(np.array(v)[None])[0] for k, v in s.places.items()}
         us = [a[0] for a in anchors.values()]
         vs = [a[1] for a in anchors.values()]
-        if not (min(us) - 0.75 * CARD_W_MM <= loc[0] <= max(us) + 0.75 * CARD_W_MM
-                + 2 * s.fan_mm and loc[1] >= min(vs) - 0.5 * CARD_H_MM - 12
-                and loc[1] <= min(vs) + SEAT_DEPTH_MM + 160):
-            return None
-        best = (math.inf, "")
+        rows: list[tuple[str, np.ndarray, Any]] = []
         for name, a in anchors.items():
             if name.startswith("river"):
+                rows.append((name, a, "river"))
+            elif name == "waste":
+                rows.append((name, a, a + np.array([2.6 * s.fan_mm * self._waste_dir(s),
+                                                    0.0])))
+            else:
+                rows.append((name, a, None))
+        out = (rows, min(us), max(us), min(vs)) if anchors else (rows, math.inf, -math.inf,
+                                                                  math.inf)
+        self._anchor_cache[s.index] = (key, out)
+        return out
+
+    def _seat_place(self, s: SeatProfile, p: np.ndarray) -> tuple[float, str] | None:
+        loc = self._local(s, p[None])[0]
+        rows, min_u, max_u, min_v = self._anchors(s)
+        if not (min_u - 0.75 * CARD_W_MM <= loc[0] <= max_u + 0.75 * CARD_W_MM
+                + 2 * s.fan_mm and loc[1] >= min_v - 0.5 * CARD_H_MM - 12
+                and loc[1] <= min_v + SEAT_DEPTH_MM + 160):
+            return None
+        best = (math.inf, "")
+        for name, a, seg in rows:
+            if seg is None:
+                d = float(np.linalg.norm(loc - a))
+            elif isinstance(seg, str):  # a river column: to its current end
                 end = self._river_end.get((s.index, name), a[1])
                 d = _seg_dist(loc, a, np.array([a[0], max(end, a[1]) + 40.0]))
-            elif name == "waste":
-                d = _seg_dist(loc, a, a + np.array([2.6 * s.fan_mm * self._waste_dir(s),
-                                                    0.0]))
             else:
-                d = float(np.linalg.norm(loc - a))
+                d = _seg_dist(loc, a, seg)
             if d < best[0]:
                 best = (d, name)
         return best
@@ -535,10 +591,15 @@ class TableModel:
             ys, xs = np.nonzero(lab[y:y + h, x:x + w] == i)
             step = max(1, len(xs) // 400)
             px = np.column_stack([xs[::step] + x, ys[::step] + y]).astype(np.float64) / scale
-            mm = self.plane.to_mm(px)
+            mm = self._to_mm(px)
             d = np.linalg.norm(mm[:, None, :] - players[None, :, :], axis=2)  # (P, seats)
             seats.append(int(self.seats[int(np.argmin(d.min(axis=0)))].index))
         return boxes, seats
+
+    def place_box(self, place: str) -> tuple[float, float, float, float]:
+        """The pixel box (x1, y1, x2, y2) of a place's spot: a card-sized square about where
+        the place lies (``seat<i>:<name>`` or ``lake:<pid>``); needs a calibrated table."""
+        return self._spot_box(self._place_mm(place))
 
     def _spot_box(self, mm: tuple[float, float]) -> tuple[float, float, float, float]:
         assert self.plane is not None
@@ -552,10 +613,13 @@ class TableModel:
     def observe(self, image: np.ndarray, detections: Detections, frame: int = 0,
                 t_ms: float = 0.0) -> Observation:
         """One frame's detections placed (see the module doc)."""
-        state = self._calibrate(image, t_ms)
+        # one grey copy for the camera watch, the markers and the motion mask (each made
+        # its own before: the same pixels)
+        grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        state = self._calibrate(grey, t_ms)
         self._frames += 1
         self.camera = state
-        mask, scale = self._motion(image, t_ms)
+        mask, scale = self._motion(grey, t_ms)
         if state != "ok" or self.plane is None:
             return Observation(frame, t_ms, table_found=False, camera=state,
                                hands=self._hands(mask, scale))
@@ -625,7 +689,7 @@ class TableModel:
             for name in s.places:
                 view = places[f"seat{s.index}:{name}"]
                 if name.startswith("river"):
-                    centres = {id(c): self.plane.to_mm(np.array(
+                    centres = {id(c): self._to_mm(np.array(
                         [[(c.box[0] + c.box[2]) / 2, (c.box[1] + c.box[3]) / 2]]))[0] @ v
                         for c in view.cards}
                     view.cards.sort(key=lambda c: centres[id(c)])
@@ -634,7 +698,7 @@ class TableModel:
                         self._river_end[(s.index, name)] = max(ends)
                 elif name == "waste":
                     u = s.axes()[0] * self._waste_dir(s)
-                    view.cards.sort(key=lambda c: self.plane.to_mm(np.array(
+                    view.cards.sort(key=lambda c: self._to_mm(np.array(
                         [[(c.box[0] + c.box[2]) / 2, (c.box[1] + c.box[3]) / 2]]))[0] @ u)
                 if name in ("stock", "nertz") or name.startswith("river"):
                     backs = [m for m in mapped if assigned.get(m.i) == view.place
@@ -646,7 +710,7 @@ class TableModel:
                 view.cards.sort(key=lambda c: (c.box[2] - c.box[0]) * (c.box[3] - c.box[1]))
             boxes = [c.box for c in view.cards]
             if not boxes:
-                boxes = [self._spot_box(self._place_mm(view.place))]
+                boxes = [self.place_box(view.place)]
             view.covered = max(self._share(mask, b, scale) for b in boxes)
         fresh = [a for a in alerts if a not in self._alerted]
         self._alerted.update(fresh)
@@ -700,9 +764,9 @@ class TableModel:
         card centre lies further."""
         assert self.plane is not None
         b = c.box
-        p = self.plane.to_mm(np.array([[(b[0] + b[2]) / 2, (b[1] + b[3]) / 2]]))
-        v = float(s.to_local(p)[0, 1])
-        q = self.plane.to_mm(np.array([[b[0], b[1]], [b[2], b[3]]]))
+        p = self._to_mm(np.array([[(b[0] + b[2]) / 2, (b[1] + b[3]) / 2]]))
+        v = float(self._local(s, p)[0, 1])
+        q = self._to_mm(np.array([[b[0], b[1]], [b[2], b[3]]]))
         small = float(np.linalg.norm(q[1] - q[0])) < 0.5 * math.hypot(CARD_W_MM, CARD_H_MM)
         return v + (INDEX_TO_CENTRE[1] if small else 0.0)
 
