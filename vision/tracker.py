@@ -908,7 +908,8 @@ class Tracker:
                         evidence = {"why": f"{code} left {place}, turned up nowhere, and an "
                                            f"identical {code} landed on "
                                            f"{buried[code][0]} as it left"}
-                        if self._insert_under(move, left, st.stable_frame, evidence):
+                        if self._insert_under(move, left, st.stable_frame, evidence,
+                                              above=True):
                             return True
                     continue
                 if code not in tops or st is None or st.stable is None or st.covered or \
@@ -935,7 +936,7 @@ class Tracker:
         return False
 
     def _insert_under(self, move: Move, left: float, frame: int,
-                      evidence: dict[str, Any]) -> bool:
+                      evidence: dict[str, Any], above: bool = False) -> bool:
         """Put a hidden card of a lake pile *under* the identical card seen on top when it
         left its layout first (it landed first: the top card is the one that lost the
         race), or at the same instant when both left within a frame or so (``tie_rule``
@@ -951,13 +952,24 @@ class Tracker:
         top = self.records[r]
         top_src = self._obs_place_of(top.action.src)  # type: ignore[union-attr]
         top_left = self.seen_at.get((top_src, move.card))
-        if top_left is None or left > top_left + 150:
-            return False  # it left later: it lies on top (the same code: no difference)
-        tail = self.records[r:]
-        fresh = self._rebuilt(self.records[:r])
-        if fresh is None:
+        if top_left is None:
             return False
-        t = top.t_ms if abs(left - top_left) <= 150 else max(fresh.now, top.t_ms - 1)
+        if left > top_left + 150:
+            if not above:
+                return False  # it left later: it lies on top (the same code: no difference)
+            # it left later and lies on the identical card, under what landed after it
+            r += 1
+            fresh = self._rebuilt(self.records[:r])
+            if fresh is None:
+                return False
+            nxt = self.records[r].t_ms if r < len(self.records) else int(self.t_ms)
+            t = max(fresh.now, min(int(left), nxt))
+        else:
+            fresh = self._rebuilt(self.records[:r])
+            if fresh is None:
+                return False
+            t = top.t_ms if abs(left - top_left) <= 150 else max(fresh.now, top.t_ms - 1)
+        tail = self.records[r:]
         replayed: list[list[Flag]] = []
         try:
             flags = fresh.push(move, t)

@@ -513,3 +513,26 @@ def test_a_misplaced_card_taken_back_from_under_a_later_card_is_a_retract():
                    ("move", 0, "9C", "seat0:river2", "lake:0"),
                    ("move", 1, "7S", "seat1:river3", "lake:0"),
                    ("retract", 0, "9C", "lake:0", "seat0:river2")]
+
+
+def test_a_card_laid_on_an_identical_card_then_covered_is_found_under_the_cover():
+    # seat 1's 2H lands on AH; 300 ms later seat 0's 2H lands on it (a lost race, the pile
+    # still shows 2H); seat 1 then covers both with 3H before the tracker could find
+    # seat 0's 2H: it lies on the identical 2H, under the 3H, flagged; 11 nertz cards each
+    frames = [_table({0: "AH", 1: "2H"})] * 3 + \
+        [_table({0: "2H", 1: "2H"}, {"lake:0": ["AH"]})] * 3 + \
+        [_table({0: "2H", 1: "3H"}, {"lake:0": ["2H"]})] * 3 + \
+        [_table({0: "5C", 1: "3H"}, {"lake:0": ["2H"]})] * 3 + \
+        [_table({0: "5C", 1: "6S"}, {"lake:0": ["3H"]})] * 40
+    tr = Tracker(HouseRules(), 2)
+    events = _feed(tr, frames, repeat=1)
+    events += tr.finish()
+    assert sorted(_moves(events)) == sorted([(0, "AH", "seat0:nertz", "lake:0"),
+                                             (1, "2H", "seat1:nertz", "lake:0"),
+                                             (0, "2H", "seat0:nertz", "lake:0"),
+                                             (1, "3H", "seat1:nertz", "lake:0")])
+    assert [(f["seat"], f["rule"]) for f in events if f["type"] == "flag"] == [
+        (0, "foundation_rank")]
+    assert tr.nertz_counts() == [11, 11]
+    assert [(p.card.code, p.card.owner) for p in tr.table.lake[0].placements] == [
+        ("AH", 0), ("2H", 1), ("2H", 0), ("3H", 1)]
