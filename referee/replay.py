@@ -269,7 +269,10 @@ def _html(report: dict[str, Any], events: list[dict[str, Any]]) -> str:
         state = " (corrected)" if fl.get("corrected") else ""
         flags.append(f"<div class='flag'><h3>{e(fl['rule'])}{state}: seat{fl.get('seat')} "
                      f"{e(str(fl.get('card') or ''))} {e(str(fl.get('place') or ''))}</h3>"
-                     f"<p>{fl['t_ms'] / 1000:.1f} s, frames {fl.get('frames')}</p>{imgs}</div>")
+                     f"<p>{fl['t_ms'] / 1000:.1f} s, frames {fl.get('frames')}</p>"
+                     + (f"<p class='why'>{e(str(why))}</p>"
+                        if (why := (fl.get("evidence") or {}).get("why")) else "")
+                     + f"{imgs}</div>")
     end = max([ev["t_ms"] for ev in events] or [1]) or 1
     marks = "".join(
         f"<div class='m {e(ev['type'])}' style='left:{100 * ev['t_ms'] / end:.2f}%' "

@@ -1566,7 +1566,17 @@ class Tracker:
     def _apply_calls(self, until: float) -> None:
         while self._pending_calls and self._pending_calls[0][1] <= until:
             seat, t = self._pending_calls.pop(0)
-            self._commit(Call(seat), t, self.frame, evidence={"input": "call"})
+            evidence: dict[str, Any] = {"input": "call"}
+            st = self.states.get(f"seat{seat}:nertz")
+            left = self.table.nertz_count(seat) if self.table is not None else 0
+            if left and st is not None and st.stable == () and not st.covered:
+                # the camera sees the pile empty while the tracker still counts cards: a
+                # nertz move was taken for another (a waste move, or one unseen); the flag
+                # says so, for whoever reviews it
+                evidence["camera"] = "nertz pile seen empty"
+                evidence["why"] = (f"the camera saw seat{seat}'s nertz pile empty at the call, "
+                                   f"while the tracker counts {left} card(s) in it: review")
+            self._commit(Call(seat), t, self.frame, evidence=evidence)
 
 
 def _in_order(part: tuple[str, ...], whole: tuple[str, ...]) -> bool:

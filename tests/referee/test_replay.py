@@ -59,3 +59,15 @@ def test_missing_video_raises_replay_error(tmp_path):
         assert "cannot read" in str(exc)
     else:
         raise AssertionError("no error for a missing video")
+
+
+def test_the_report_page_says_why_a_flag_needs_a_look():
+    from referee.replay import _html
+
+    report = {"flags": [{"rule": "false_call", "seat": 1, "t_ms": 7000, "frames": [70, 70],
+                         "evidence": {"why": "the camera saw seat1's nertz pile empty"}},
+                        {"rule": "foundation_suit", "seat": 0, "t_ms": 9000,
+                         "frames": [90, 90], "evidence": {}}]}
+    page = _html(report, [])
+    assert page.count("class='why'") == 1
+    assert "the camera saw seat1&#x27;s nertz pile empty" in page

@@ -536,3 +536,19 @@ def test_a_card_laid_on_an_identical_card_then_covered_is_found_under_the_cover(
     assert tr.nertz_counts() == [11, 11]
     assert [(p.card.code, p.card.owner) for p in tr.table.lake[0].placements] == [
         ("AH", 0), ("2H", 1), ("2H", 0), ("3H", 1)]
+
+
+def test_a_call_judged_false_while_the_camera_sees_the_pile_empty_says_so():
+    # the tracker still counts seat 1's 13 nertz cards, but the camera sees its nertz
+    # place empty: the false-call flag stands (the engine's count) and carries why, for
+    # the review
+    empty = _table({0: "AS", 1: "5D"})
+    del empty["seat1:nertz"]
+    tr = Tracker(HouseRules(), 2)
+    _feed(tr, [_table({0: "AS", 1: "5D"}), empty], repeat=4)
+    tr.call(1, 700.0)
+    tr.call(0, 750.0)
+    tr.finish()
+    flags = {f["seat"]: f for f in tr.flags() if f["rule"] == "false_call"}
+    assert flags[1]["evidence"]["camera"] == "nertz pile seen empty"
+    assert "camera" not in flags[0]["evidence"]  # its pile shows AS: a plain false call
