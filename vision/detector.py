@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -296,6 +297,17 @@ class CardDetector:
     _ANGLES = np.radians(np.arange(0, 180, 5))
 
     @classmethod
+    def _index_offset(cls, side: Any, ratio: Any, t: Any) -> np.ndarray:
+        """(..., 2) where the centre of the bottom-right index of a card (short side
+        ``side`` px, long / short ``ratio``) turned clockwise by ``t`` lies from the card's
+        centre (the top-left index: the negative); array arguments give one per pose."""
+        a, b, c, d = cls.INDEX_ON_CARD
+        u, v = 0.5 - (a + c) / 2, 0.5 - (b + d) / 2  # index centre from the card's centre
+        px, py = u * side, v * ratio * side  # the index centre, the card turned by 0
+        return np.stack([px * np.cos(t) - py * np.sin(t), px * np.sin(t) + py * np.cos(t)],
+                        axis=-1)
+
+    @classmethod
     def own_index_spots(cls, face: np.ndarray) -> np.ndarray:
         """(K, 2) points where the centre of an index of the card in ``face`` (an upright
         box x1, y1, x2, y2) can be: for each angle the card may lie at that gives a box of
@@ -305,12 +317,8 @@ class CardDetector:
         poses = cls.card_poses(face)
         if not poses:
             return np.zeros((0, 2))
-        a, b, c, d = cls.INDEX_ON_CARD
-        u, v = 0.5 - (a + c) / 2, 0.5 - (b + d) / 2  # index centre from the card's centre
         side, ratio, t = (np.array(x) for x in zip(*poses, strict=True))
-        px, py = u * side, v * ratio * side  # the index centre, the card turned by 0
-        dx, dy = px * np.cos(t) - py * np.sin(t), px * np.sin(t) + py * np.cos(t)
-        spots = np.stack([dx, dy], axis=1)
+        spots = cls._index_offset(side, ratio, t)
         centre = (np.asarray(face[:2], np.float64) + np.asarray(face[2:], np.float64)) / 2
         return np.concatenate([spots, -spots]) + centre  # both ends
 
@@ -350,16 +358,17 @@ class CardDetector:
         return owner
 
     @classmethod
-    def _index_turns(cls, index_xyxy: np.ndarray, face_xyxy: np.ndarray
-                     ) -> list[tuple[int, ...] | None]:
+    def _index_turns(cls, index_xyxy: np.ndarray, face_xyxy: np.ndarray,
+                     owner: np.ndarray | None = None) -> list[tuple[int, ...] | None]:
         """The quarter turn that makes each index upright, from where it sits on its card:
         a tall index in the top half of its card is upright (0), in the bottom half upside
         down (2); a wide one in the right half needs a counter-clockwise turn (1), in the
         left half a clockwise one (3). An index box near square takes its shape from its
         card's box (tall or wide), or, with no card of its own, from the nearest card box
         around it (a pile's cards lie alike): tall 0 or 2, wide 1 or 3. None (try all
-        four) when neither tells."""
-        owner = cls._index_owner(index_xyxy, face_xyxy)
+        four) when neither tells. ``owner``: :meth:`_index_owner` when known already."""
+        if owner is None:
+            owner = cls._index_owner(index_xyxy, face_xyxy)
         out: list[tuple[int, ...] | None] = []
         for box, f in zip(index_xyxy, owner, strict=True):
             turns = candidate_turns(box)
@@ -499,10 +508,7 @@ class CardDetector:
                 off = abs((t + np.pi / 4) % (np.pi / 2) - np.pi / 4)
                 if off < self.TURNED_MIN:
                     continue
-                a, b, c, d = self.INDEX_ON_CARD
-                u, v = 0.5 - (a + c) / 2, 0.5 - (b + d) / 2
-                px, py = u * side, v * ratio * side
-                spot = np.array([px * np.cos(t) - py * np.sin(t), px * np.sin(t) + py * np.cos(t)])
+                spot = self._index_offset(side, ratio, t)
                 centre = (face[:2] + face[2:]) / 2
                 for sign, angle in ((1.0, t + np.pi), (-1.0, t)):
                     crops.append(crop_turned(image, tuple(centre + sign * spot),
@@ -587,12 +593,12 @@ class CardDetector:
         return out
 
     def _read_turned(self, image: np.ndarray, index_xyxy: np.ndarray, face_xyxy: np.ndarray,
-                     codes: list[str], conf: np.ndarray, probs: np.ndarray
+                     owner: np.ndarray, codes: list[str], conf: np.ndarray, probs: np.ndarray
                      ) -> tuple[list[str], np.ndarray, np.ndarray]:
         """Indices of cards lying turned (:attr:`TURNED_MIN` or more from square) read again
         from crops turned by the card's own angle, so that the index is upright: a quarter
-        turn leaves a card at 45° with its index at 45°, which the reader reads badly."""
-        owner = self._index_owner(index_xyxy, face_xyxy)
+        turn leaves a card at 45° with its index at 45°, which the reader reads badly.
+        ``owner``: each index's face (:meth:`_index_owner`)."""
         crops: list[np.ndarray] = []
         rows: list[int] = []
         for f in np.unique(owner[owner >= 0]):
@@ -674,24 +680,25 @@ class CardDetector:
         faces = dets[dets.class_id == FACE]
         backs = dets[dets.class_id == BACK]
         face_found, face_probs = self._read_faces(image, faces.xyxy)
-        turns = self._index_turns(idx.xyxy, faces.xyxy)
+        owner = self._index_owner(idx.xyxy, faces.xyxy)
+        turns = self._index_turns(idx.xyxy, faces.xyxy, owner)
         codes, code_conf, code_probs = (
             self.classifier.read_boxes_probabilities(image, idx.xyxy, turns) if len(idx)
             else ([], [], np.zeros((0, len(self.classifier.names)), np.float32)))
         if len(idx) and len(faces) and self.turned_reads != "off":
             codes, code_conf, code_probs = self._read_turned(
-                image, idx.xyxy, faces.xyxy, list(codes), np.asarray(code_conf, np.float32),
-                code_probs)
+                image, idx.xyxy, faces.xyxy, owner, list(codes),
+                np.asarray(code_conf, np.float32), code_probs)
         keep = np.array([c != "none" and p >= self.min_code_conf
                          for c, p in zip(codes, code_conf, strict=True)], bool)
         idx = idx[keep] if len(idx) else idx
+        owner = owner[keep] if len(keep) else owner
         code_probs = code_probs[keep] if len(keep) else code_probs
         codes = [c for c, k in zip(codes, keep, strict=True) if k]
         code_conf = np.asarray(code_conf, np.float32)[keep] if len(keep) else code_conf
         boxes, confs, names = [], [], []
         alts: list[tuple[tuple[str, float], ...]] = []
         used = np.zeros(len(idx), bool)
-        owner = self._index_owner(idx.xyxy, faces.xyxy)
         unread = [f for f in range(len(faces)) if not np.any(owner == f)]
         corner_reads = self._read_corners(image, faces.xyxy[unread]) if unread else []
         for f, (code, conf, row) in zip(unread, corner_reads, strict=True):
