@@ -21,43 +21,22 @@ runs on a GPU unchanged with ``--device cuda``; ``--threads`` sets torch's CPU t
 from __future__ import annotations
 
 import argparse
-import json
-import math
-import random
-import time
 from pathlib import Path
 
-import cv2
 import numpy as np
 
-from scripts.train_index_reader import NONE, RANKS, SUITS, class_names, class_probabilities
+from scripts.train_index_reader import (
+    NONE,
+    RANKS,
+    SUITS,
+    class_names,
+    class_probabilities,
+    fit,
+    load_split,
+)
 
 #: the input (width, height)
 SIZE = (48, 64)
-
-
-def load_split(folders: list[Path], limit: int = 0, seed: int = 0
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Images (N, H, W, 3) RGB uint8, rank targets (13 = none), suit targets (-1 = none)."""
-    files = sorted(p for folder in folders for p in folder.glob("*/*.png"))
-    random.Random(seed).shuffle(files)
-    if limit:
-        files = files[:limit]
-    w, h = SIZE
-    images = np.zeros((len(files), h, w, 3), np.uint8)
-    ranks = np.zeros(len(files), np.int64)
-    suits = np.zeros(len(files), np.int64)
-    for i, p in enumerate(files):
-        img = cv2.imread(str(p))
-        if img.shape[:2] != (h, w):
-            img = cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA)
-        images[i] = img[:, :, ::-1]
-        code = p.parent.name
-        if code == NONE:
-            ranks[i], suits[i] = len(RANKS), -1
-        else:
-            ranks[i], suits[i] = RANKS.index(code[:-1]), SUITS.index(code[-1])
-    return images, ranks, suits
 
 
 def build_model():  # noqa: ANN201 - torch is imported lazily (train extra only)
@@ -221,67 +200,26 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     generator = torch.Generator().manual_seed(args.seed)
-    train = load_split([d / "train" for d in args.data], args.limit, args.seed)
-    val = load_split([d / "val" for d in args.data], 0, args.seed)
+    train = load_split([d / "train" for d in args.data], args.limit, args.seed, SIZE)
+    val = load_split([d / "val" for d in args.data], 0, args.seed, SIZE)
     print(f"train {len(train[0])} crops, val {len(val[0])} crops", flush=True)
     model = build_model().to(args.device)
     if args.init is not None:
         model.load_state_dict(torch.load(args.init, map_location=args.device))
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
-    steps_per_epoch = math.ceil(len(train[0]) / args.batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, epochs=args.epochs,
-                                                steps_per_epoch=steps_per_epoch,
-                                                pct_start=0.15)
-    args.work.mkdir(parents=True, exist_ok=True)
-    start, best = 0, -1.0
-    last = args.work / "last.pt"
-    if args.resume and last.is_file():
-        state = torch.load(last, map_location=args.device, weights_only=False)
-        model.load_state_dict(state["model"])
-        opt.load_state_dict(state["opt"])
-        sched.load_state_dict(state["sched"])
-        start, best = state["epoch"] + 1, state["best"]
-        generator.set_state(state["generator"])
-        print(f"resumed after epoch {start}", flush=True)
-    ce_rank = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
-    ce_suit = torch.nn.CrossEntropyLoss(label_smoothing=0.05, ignore_index=-1)
-    images = torch.from_numpy(train[0])
-    ranks, suits = torch.from_numpy(train[1]), torch.from_numpy(train[2])
-    for epoch in range(start, args.epochs):
-        model.train()
-        t0, total = time.time(), 0.0
-        order = torch.randperm(len(images), generator=generator)
-        for step in range(steps_per_epoch):
-            idx = order[step * args.batch:(step + 1) * args.batch]
-            x = images[idx].permute(0, 3, 1, 2).float() / 255
-            x = augment(x, generator).to(args.device)
-            r_logits, s_logits = model(x)
-            loss = ce_rank(r_logits, ranks[idx].to(args.device)) + ce_suit(
-                s_logits, suits[idx].to(args.device))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += float(loss.detach())
-            if step % 100 == 0:
-                print(json.dumps({"epoch": epoch + 1, "step": step, "of": steps_per_epoch,
-                                  "loss": round(total / (step + 1), 4),
-                                  "seconds": round(time.time() - t0, 1)}), flush=True)
+
+    def score(model) -> dict[str, float]:  # noqa: ANN001
         scores = evaluate(model, *val, args.device)
-        print(json.dumps({"epoch": epoch + 1, "loss": round(total / steps_per_epoch, 4),
-                          "seconds": round(time.time() - t0, 1),
-                          **{k: round(v, 4) for k, v in scores.items()}}), flush=True)
-        if scores["card"] > best:
-            best = scores["card"]
-            torch.save(model.state_dict(), args.work / "best.pt")
-        torch.save({"model": model.state_dict(), "opt": opt.state_dict(),
-                    "sched": sched.state_dict(), "epoch": epoch, "best": best,
-                    "generator": generator.get_state()}, last)
+        return {**scores, "score": scores["card"]}
+
+    def export_best(model) -> None:  # noqa: ANN001
         # the best weights so far, exported every epoch (a run stopped early still leaves one)
         state = model.state_dict()
         model.load_state_dict(torch.load(args.work / "best.pt", map_location=args.device))
         export(model, args.out)
         model.to(args.device).load_state_dict(state)
+
+    best = fit(model, train, args, augment, score, generator, log_every=100,
+               after_epoch=export_best)
     print(f"best held-out card top-1 {best:.4f}; exported {args.out}")
 
 

@@ -28,6 +28,7 @@ import json
 import math
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -45,21 +46,23 @@ def class_names() -> list[str]:
     return sorted([r + s for r in RANKS for s in SUITS] + [NONE])
 
 
-def load_split(folders: list[Path], limit: int = 0, seed: int = 0
+def load_split(folders: list[Path], limit: int = 0, seed: int = 0,
+               size: tuple[int, int] = (SIZE, SIZE)
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Images (N, 64, 64, 3) RGB uint8, rank targets (13 = none) and suit targets (-1 = none)
-    of ``<folder>/<code>/*.png`` for each folder."""
+    """Images (N, H, W, 3) RGB uint8 of ``size`` (W, H), rank targets (13 = none) and suit
+    targets (-1 = none) of ``<folder>/<code>/*.png`` for each folder."""
     files = sorted(p for folder in folders for p in folder.glob("*/*.png"))
     random.Random(seed).shuffle(files)
     if limit:
         files = files[:limit]
-    images = np.zeros((len(files), SIZE, SIZE, 3), np.uint8)
+    w, h = size
+    images = np.zeros((len(files), h, w, 3), np.uint8)
     ranks = np.zeros(len(files), np.int64)
     suits = np.zeros(len(files), np.int64)
     for i, p in enumerate(files):
         img = cv2.imread(str(p))
-        if img.shape[:2] != (SIZE, SIZE):
-            img = cv2.resize(img, (SIZE, SIZE), interpolation=cv2.INTER_AREA)
+        if img.shape[:2] != (h, w):
+            img = cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA)
         images[i] = img[:, :, ::-1]
         code = p.parent.name
         if code == NONE:
@@ -240,6 +243,71 @@ def export(model, out: Path) -> Path:  # noqa: ANN001
     return out
 
 
+def fit(model, train: tuple[np.ndarray, np.ndarray, np.ndarray], args: argparse.Namespace,  # noqa: ANN001
+        augment_batch: Callable, score: Callable, generator,  # noqa: ANN001
+        log_every: int = 0, after_epoch: Callable | None = None) -> float:
+    """The training loop of the rank-and-suit readers (this one and the face reader):
+    AdamW with a OneCycle schedule over ``args.epochs`` (``args.lr``, ``args.batch``,
+    ``args.device``); every epoch ``score(model)`` (its ``"score"`` picks ``best.pt``) and a
+    resumable ``last.pt`` in ``args.work`` (``args.resume`` continues from it); then
+    ``after_epoch(model)``. Returns the best score."""
+    import torch
+
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
+    steps_per_epoch = math.ceil(len(train[0]) / args.batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, epochs=args.epochs,
+                                                steps_per_epoch=steps_per_epoch,
+                                                pct_start=0.15)
+    args.work.mkdir(parents=True, exist_ok=True)
+    start, best = 0, -1.0
+    last = args.work / "last.pt"
+    if args.resume and last.is_file():
+        state = torch.load(last, map_location=args.device, weights_only=False)
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        sched.load_state_dict(state["sched"])
+        start, best = state["epoch"] + 1, state["best"]
+        generator.set_state(state["generator"])
+        print(f"resumed after epoch {start}", flush=True)
+    ce_rank = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    ce_suit = torch.nn.CrossEntropyLoss(label_smoothing=0.05, ignore_index=-1)
+    images = torch.from_numpy(train[0])
+    ranks, suits = torch.from_numpy(train[1]), torch.from_numpy(train[2])
+    for epoch in range(start, args.epochs):
+        model.train()
+        t0, total = time.time(), 0.0
+        order = torch.randperm(len(images), generator=generator)
+        for step in range(steps_per_epoch):
+            idx = order[step * args.batch:(step + 1) * args.batch]
+            x = images[idx].permute(0, 3, 1, 2).float() / 255
+            x = augment_batch(x, generator).to(args.device)
+            r_logits, s_logits = model(x)
+            loss = ce_rank(r_logits, ranks[idx].to(args.device)) + ce_suit(
+                s_logits, suits[idx].to(args.device))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach())
+            if log_every and step % log_every == 0:
+                print(json.dumps({"epoch": epoch + 1, "step": step, "of": steps_per_epoch,
+                                  "loss": round(total / (step + 1), 4),
+                                  "seconds": round(time.time() - t0, 1)}), flush=True)
+        scores = score(model)
+        print(json.dumps({"epoch": epoch + 1, "loss": round(total / steps_per_epoch, 4),
+                          "seconds": round(time.time() - t0, 1),
+                          **{k: round(v, 4) for k, v in scores.items()}}), flush=True)
+        if scores["score"] > best:
+            best = scores["score"]
+            torch.save(model.state_dict(), args.work / "best.pt")
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(),
+                    "sched": sched.state_dict(), "epoch": epoch, "best": best,
+                    "generator": generator.get_state()}, last)
+        if after_epoch is not None:
+            after_epoch(model)
+    return best
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, nargs="+", default=[Path("datasets/index_up")],
@@ -269,42 +337,8 @@ def main(argv: list[str] | None = None) -> None:
     model = build_model().to(args.device)
     if args.init is not None:
         model.load_state_dict(torch.load(args.init, map_location=args.device))
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
-    steps_per_epoch = math.ceil(len(train[0]) / args.batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, epochs=args.epochs,
-                                                steps_per_epoch=steps_per_epoch,
-                                                pct_start=0.15)
-    args.work.mkdir(parents=True, exist_ok=True)
-    start, best = 0, -1.0
-    last = args.work / "last.pt"
-    if args.resume and last.is_file():
-        state = torch.load(last, map_location=args.device, weights_only=False)
-        model.load_state_dict(state["model"])
-        opt.load_state_dict(state["opt"])
-        sched.load_state_dict(state["sched"])
-        start, best = state["epoch"] + 1, state["best"]
-        generator.set_state(state["generator"])
-        print(f"resumed after epoch {start}", flush=True)
-    ce_rank = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
-    ce_suit = torch.nn.CrossEntropyLoss(label_smoothing=0.05, ignore_index=-1)
-    images = torch.from_numpy(train[0])
-    ranks, suits = torch.from_numpy(train[1]), torch.from_numpy(train[2])
-    for epoch in range(start, args.epochs):
-        model.train()
-        t0, total = time.time(), 0.0
-        order = torch.randperm(len(images), generator=generator)
-        for step in range(steps_per_epoch):
-            idx = order[step * args.batch:(step + 1) * args.batch]
-            x = images[idx].permute(0, 3, 1, 2).float() / 255
-            x = augment(x, generator, args.low_res).to(args.device)
-            r_logits, s_logits = model(x)
-            loss = ce_rank(r_logits, ranks[idx].to(args.device)) + ce_suit(
-                s_logits, suits[idx].to(args.device))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += float(loss.detach())
+
+    def score(model) -> dict[str, float]:  # noqa: ANN001
         scores = evaluate(model, *val, args.device)
         if args.low_res > 0:  # also the held-out crops seen at a 10 px index
             small = shrunk(val[0], 10)
@@ -312,15 +346,10 @@ def main(argv: list[str] | None = None) -> None:
             scores["score"] = (scores["card"] + scores["card_10px"]) / 2
         else:
             scores["score"] = scores["card"]
-        print(json.dumps({"epoch": epoch + 1, "loss": round(total / steps_per_epoch, 4),
-                          "seconds": round(time.time() - t0, 1),
-                          **{k: round(v, 4) for k, v in scores.items()}}), flush=True)
-        if scores["score"] > best:
-            best = scores["score"]
-            torch.save(model.state_dict(), args.work / "best.pt")
-        torch.save({"model": model.state_dict(), "opt": opt.state_dict(),
-                    "sched": sched.state_dict(), "epoch": epoch, "best": best,
-                    "generator": generator.get_state()}, last)
+        return scores
+
+    best = fit(model, train, args, lambda x, g: augment(x, g, args.low_res), score,
+               generator)
     model.load_state_dict(torch.load(args.work / "best.pt", map_location="cpu"))
     print(f"best held-out score {best:.4f}; exported {export(model, args.out)}")
 
