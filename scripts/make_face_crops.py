@@ -24,7 +24,6 @@ import math
 import os
 import random
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import cv2
@@ -32,7 +31,15 @@ import numpy as np
 
 from rules.cards import ALL_CODES
 from scripts.generic_cards import generic_card
-from scripts.make_index_crops import card_matrix, degrade, hand, paste, project, table_texture
+from scripts.make_index_crops import (
+    card_matrix,
+    degrade,
+    hand,
+    paste,
+    project,
+    run_jobs,
+    table_texture,
+)
 from vision.crops import upright_card
 from vision.render import decks
 
@@ -171,20 +178,7 @@ def main(argv: list[str] | None = None) -> None:
     train, val = decks.deck_names("train"), decks.deck_names("test")
     if args.decks:
         train, val = train[:args.decks], val[:max(1, args.decks // 2)]
-    jobs = [(d, "train", args.per_card, args.seed, str(args.out), size) for d in train]
-    jobs += [(d, "val", args.val_per_card, args.seed, str(args.out), size) for d in val]
-    total = 0
-    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        for (deck, split, *_), n in zip(jobs, pool.map(_work, jobs), strict=True):
-            total += n
-            print(f"{split:5s} {deck:32s} {n} crops", flush=True)
-        if args.generic_per_card > 0:
-            gjobs = [(code, args.generic_per_card, args.seed, str(args.out), size)
-                     for code in ALL_CODES]
-            n = sum(pool.map(_work_generic, gjobs))
-            total += n
-            print(f"train {'generic cards':32s} {n} crops", flush=True)
-    print(f"{total} crops in {args.out}")
+    run_jobs(args, train, val, _work, _work_generic, size)
 
 
 if __name__ == "__main__":

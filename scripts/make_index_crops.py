@@ -27,6 +27,7 @@ import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -281,21 +282,29 @@ def main(argv: list[str] | None = None) -> None:
     train, val = decks.deck_names("train"), decks.deck_names("test")
     if args.decks:
         train, val = train[:args.decks], val[:max(1, args.decks // 2)]
-    a = args.max_angle
-    jobs = [(d, "train", args.per_card, args.seed, str(args.out), a) for d in train]
-    jobs += [(d, "val", args.val_per_card, args.seed, str(args.out), a) for d in val]
+    run_jobs(args, train, val, _work, _work_generic, args.max_angle)
+
+
+def run_jobs(args: argparse.Namespace, train: list[str], val: list[str], work: Callable,
+             work_generic: Callable, extra: Any) -> int:
+    """Write the crops of each training and held-out deck (``work``) and of the generic
+    cards (``work_generic``) in ``args.jobs`` processes, printing counts; the total.
+    ``extra`` is passed on to each job (this script's angle, the face reader's size)."""
+    jobs = [(d, "train", args.per_card, args.seed, str(args.out), extra) for d in train]
+    jobs += [(d, "val", args.val_per_card, args.seed, str(args.out), extra) for d in val]
     total = 0
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        for (deck, split, *_), n in zip(jobs, pool.map(_work, jobs), strict=True):
+        for (deck, split, *_), n in zip(jobs, pool.map(work, jobs), strict=True):
             total += n
             print(f"{split:5s} {deck:32s} {n} crops", flush=True)
         if args.generic_per_card > 0:
-            gjobs = [(code, args.generic_per_card, args.seed, str(args.out), a)
+            gjobs = [(code, args.generic_per_card, args.seed, str(args.out), extra)
                      for code in ALL_CODES]
-            n = sum(pool.map(_work_generic, gjobs))
+            n = sum(pool.map(work_generic, gjobs))
             total += n
             print(f"train {'generic cards':32s} {n} crops", flush=True)
     print(f"{total} crops in {args.out}")
+    return total
 
 
 if __name__ == "__main__":
