@@ -71,6 +71,7 @@ class _PlaceState:
     last_frame: int = -1
     box: tuple[float, float, float, float] | None = None  # where its cards were last seen
     first: dict[str, float] = field(default_factory=dict)  # tops glimpsed since the commit
+    glimpsed: dict[str, float] = field(default_factory=dict)  # those before the last commit
     doubt: tuple[tuple[str, ...], float] | None = None  # a doubtful view and since when
 
 
@@ -459,7 +460,7 @@ class Tracker:
                 # under keeps the top)
                 st.stable_t = min(st.top_t, st.cand_t, max(first, st.stable_t)) \
                     if fresh_top else st.cand_t
-                st.first = {}
+                st.glimpsed, st.first = st.first, {}
                 changed = True
         return changed
 
@@ -838,10 +839,11 @@ class Tracker:
                         j = len(table.lake)
                     dst = f"lake:{j}"
                     if not self._orphans_under(j, code, src, t, evidence,
-                                               final or waited >= self.wait_ms):
+                                               final or waited >= self.wait_ms, dest=dest):
                         continue  # a card that left with it may still land elsewhere
                     self._infer_missing(seat, code, j, t, evidence)
-                    self._orphans_under(j, code, src, t, evidence, True, commit=True)
+                    self._orphans_under(j, code, src, t, evidence, True, commit=True,
+                                        dest=dest)
                 if n == 1:
                     src = self._via_column(seat, code, src, dest, t, evidence)
                 mover = self._mover(seat, src, code, t)
@@ -1228,10 +1230,12 @@ class Tracker:
         return bool(layout.waste) and layout.waste[-1].code == code
 
     def _orphans_under(self, j: int, code: str, src: str, t: int, evidence: dict[str, Any],
-                       ready: bool, commit: bool = False) -> bool:
+                       ready: bool, commit: bool = False, dest: str | None = None) -> bool:
         """Free cards seen leaving a layout shortly before ``code`` lands on pile ``j`` and
         seen nowhere since went there first, hidden under it (two cards landing together,
-        a card covered at once): commit those moves first (marked inferred)."""
+        a card covered at once): commit those moves first (marked inferred). A card that
+        shows on another pile too is taken for that one, unless it was glimpsed on this
+        pile (``dest``, the observed place) before ``code`` covered it."""
         table = self.table
         assert table is not None
         lake_tops = {c for name, st in self.states.items() if name.startswith("lake:")
@@ -1240,6 +1244,28 @@ class Tracker:
         ace = Card.parse(code).rank == 1 if code in ALL_CODES else False
         y_seen = self.seen_at.get((self._obs_place_of(src), code), t)
         in_hand = {c.code for c in self._loose}
+        st = self.states.get(dest) if dest is not None else None
+        glimpsed = {c: g for c, g in (st.glimpsed if st is not None else {}).items()
+                    if g <= t and c != code}
+        # cards glimpsed on another pile that now shows something else: hidden there
+        elsewhere: dict[str, float] = {}
+        for name, other in self.states.items():
+            if name == dest or not name.startswith("lake:"):
+                continue
+            for c, g in (*other.glimpsed.items(), *other.first.items()):
+                if c != (other.stable or ("",))[-1] and c != other.top:
+                    elsewhere[c] = max(g, elsewhere.get(c, g))
+        # piles elsewhere showing the same code that the engine has not put there yet: an
+        # identical card that left is landing there, not hidden under this one
+        same_elsewhere = False
+        for name, other in self.states.items():
+            if name == dest or not name.startswith("lake:"):
+                continue
+            shows = other.top == code or (other.stable or ("",))[-1] == code
+            k = self.lake_map.get(name)
+            has = k is not None and k < len(table.lake) and table.lake[k].top is not None \
+                and table.lake[k].top.card.code == code
+            same_elsewhere = same_elsewhere or (shows and not has)
         found = []
         for seat in range(self.seats):
             layout = table.layouts[seat]
@@ -1256,7 +1282,12 @@ class Tracker:
                 if seen is None or not t - self.orphan_window_ms <= seen <= y_seen + 300 \
                         or card in in_hand:
                     continue  # it left after the card that landed, or is still in a hand
-                if self._departed(place, card) != 3 or card in lake_tops - {code}:
+                if self._departed(place, card) != 3 or \
+                        card in lake_tops - {code} - set(glimpsed):
+                    continue
+                if card not in glimpsed and elsewhere.get(card, -1.0) >= seen:
+                    continue  # glimpsed on another pile since it left: it lies there
+                if card == code and same_elsewhere and dest is not None:
                     continue
                 last = self.seen_last.get((seat, card))
                 if last is not None and last[0] != place and last[1] > seen:

@@ -552,3 +552,47 @@ def test_a_call_judged_false_while_the_camera_sees_the_pile_empty_says_so():
     flags = {f["seat"]: f for f in tr.flags() if f["rule"] == "false_call"}
     assert flags[1]["evidence"]["camera"] == "nertz pile seen empty"
     assert "camera" not in flags[0]["evidence"]  # its pile shows AS: a plain false call
+
+
+def _play_covered(tr: Tracker, script: list[tuple[dict[str, list[str]], int,
+                                                 dict[str, float] | None]]) -> list[dict]:
+    """Feed ``(places, frames, covered)`` steps with one frame clock."""
+    events, n = [], 0
+    for places, repeat, covered in script:
+        for _ in range(repeat):
+            events += tr.update(_obs(n, places, covered))
+            n += 1
+    return events
+
+
+def test_an_ace_glimpsed_on_a_pile_before_a_misplaced_card_covers_it_lies_there():
+    # seat 0's AH lands on a new pile and is glimpsed there under the hand; seat 0 then
+    # misplaces QD on it, while seat 1's identical AH starts another pile: the first AH is
+    # under QD (QD is the misplacement), not hidden under seat 1's AH
+    tr = Tracker(HouseRules(), 2)
+    start = _table({0: "AH", 1: "AH"})
+    glimpse = _table({0: "5C", 1: "AH"}, {"lake:0": ["AH"]})
+    covered = _table({0: "5C", 1: "6H"}, {"seat0:river1": [], "lake:0": ["QD"],
+                                           "lake:1": ["AH"]})
+    events = _play_covered(tr, [(start, 3, None), (glimpse, 2, {"lake:0": 0.6}),
+                                (covered, 30, None)])
+    moves = {(m[0], m[1], m[2]): m[3] for m in _moves(events)}
+    assert set(moves) == {(0, "AH", "seat0:nertz"), (0, "QD", "seat0:river1"),
+                          (1, "AH", "seat1:nertz")}
+    assert moves[(0, "AH", "seat0:nertz")] == moves[(0, "QD", "seat0:river1")]
+    assert moves[(1, "AH", "seat1:nertz")] != moves[(0, "AH", "seat0:nertz")]
+    assert [(f["seat"], f["rule"], f["card"]) for f in tr.flags()] == [
+        (0, "foundation_suit", "QD")]
+
+
+def test_two_identical_aces_starting_piles_at_once_each_start_their_own():
+    tr = Tracker(HouseRules(), 2)
+    start = _table({0: "AH", 1: "AH"})
+    landed = _table({0: "5C", 1: "6H"}, {"lake:0": ["AH"], "lake:1": ["AH"]})
+    events = _play_covered(tr, [(start, 3, None), (landed, 3, {"lake:0": 0.6, "lake:1": 0.6}),
+                                (landed, 30, None)])
+    moves = _moves(events)
+    assert sorted((m[0], m[1], m[2]) for m in moves) == [(0, "AH", "seat0:nertz"),
+                                                          (1, "AH", "seat1:nertz")]
+    assert len({m[3] for m in moves}) == 2
+    assert not tr.flags()
