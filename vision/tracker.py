@@ -609,9 +609,41 @@ class Tracker:
     def _reconcile(self, final: bool = False) -> None:
         self._pass = []
         for _ in range(64):
-            if not (self._arrivals(final) or self._reveals() or self._stock_waste(final)
+            if not (self._hidden_stacks(final, self._urgent_nertz_tops())
+                    or self._arrivals(final) or self._reveals() or self._stock_waste(final)
                     or self._hidden_stacks(final)):
                 break
+
+    def _urgent_nertz_tops(self) -> set[tuple[str, str]]:
+        """Nertz tops that left unseen (the pile shows another card now) while the card
+        that showed after them has already landed somewhere: their own landing must be
+        explained first (on an identical card: :meth:`_hidden_stacks`), without waiting for
+        the pile to settle, or the next card is taken for a card of the waste."""
+        table = self.table
+        out: set[tuple[str, str]] = set()
+        if table is None:
+            return out
+        landed = [(name, st.stable[-1]) for name, st in self.states.items()
+                  if st.stable and self._kind(name) in ("lake", "river") and self._dirty(name)]
+        if not landed:
+            return out
+        for seat in range(self.seats):
+            nertz = table.layouts[seat].nertz
+            name = f"seat{seat}:nertz"
+            st = self.states.get(name)
+            if not nertz or st is None or not st.stable or st.covered:
+                continue
+            top = nertz[-1].code
+            left = self.seen_at.get((name, top))
+            if (seat, top) not in self.nertz_tops or st.stable[-1] == top or left is None:
+                continue
+            # a card seen on the pile since, gone from it, landed on the lake or one of the
+            # seat's own columns
+            if any(self.seen_at.get((name, c), -1.0) > left and c not in st.stable
+                   and (where.startswith("lake:") or where.startswith(f"seat{seat}:"))
+                   for where, c in landed):
+                out.add((name, top))
+        return out
 
     def _free_spots(self, code: str, dest: str) -> list[tuple[str, int, int, bool]]:
         """Where ``code`` could come from: (place, run length, seat, is_retract)."""
@@ -860,13 +892,16 @@ class Tracker:
                 return True
         return False
 
-    def _hidden_stacks(self, final: bool) -> bool:
+    def _hidden_stacks(self, final: bool, urgent: set[tuple[str, str]] | None = None
+                       ) -> bool:
         """A card gone from its layout that turns up nowhere, while a lake pile shows the
         same code on top (the engine's card of another deck, or the same move seen once):
         it was laid on that identical card, which hides it (a lost race for the pile). The
         pile is the one the seat's arm reached, or the only one showing that code."""
         table = self.table
         assert table is not None
+        if urgent is not None and not urgent:
+            return False
         tops: dict[str, list[str]] = {}
         for name, st in self.states.items():
             j = self.lake_map.get(name)
@@ -896,12 +931,15 @@ class Tracker:
             free += [(f"seat{seat}:river{i}", col[-1].code)
                      for i, col in enumerate(layout.river) if col]
             for place, code in free:
+                if urgent is not None and (place, code) not in urgent:
+                    continue
+                ready = final or urgent is not None
                 st = self.states.get(place)
                 left = self.seen_at.get((place, code))
                 if code not in tops and code in buried and st is not None and \
                         st.stable is not None and not st.covered and left is not None and \
                         self._departed(place, code) == 3 and \
-                        (final or self.t_ms - st.stable_t >= self.wait_ms):
+                        (ready or self.t_ms - st.stable_t >= self.wait_ms):
                     last = self.seen_last.get((seat, code))
                     if (last is None or last[0] == place or last[1] <= left) and \
                             len(buried[code]) == 1:
@@ -916,7 +954,7 @@ class Tracker:
                     continue
                 if code not in tops or st is None or st.stable is None or st.covered or \
                         left is None or self._departed(place, code) != 3 or \
-                        not (final or self.t_ms - st.stable_t >= self.wait_ms):
+                        not (ready or self.t_ms - st.stable_t >= self.wait_ms):
                     continue
                 last = self.seen_last.get((seat, code))
                 if last is not None and last[0] != place and last[1] > left:
@@ -925,6 +963,16 @@ class Tracker:
                 armed = [p for p in piles if seat in self._arms_over(
                     self.states[p].box, left - 200, float("inf"))]
                 pick = armed[0] if len(armed) == 1 else piles[0] if len(piles) == 1 else None
+                if pick is None and len(armed) > 1 and urgent is not None:
+                    # the arm passed over several: the pile it was over last before the
+                    # next card showed on the pile the card left
+                    nxt = min((t for (k, _c), t in self.nertz_first.items()
+                               if k == seat and t > left), default=self.t_ms) + 500
+                    when = {p: self._arms_over(self.states[p].box, left - 200, nxt).get(seat)
+                            for p in armed}
+                    timed = sorted((w, p) for p, w in when.items() if w is not None)
+                    if timed and (len(timed) == 1 or timed[-1][0] > timed[-2][0]):
+                        pick = timed[-1][1]
                 if pick is None:
                     continue
                 j = self.lake_map[pick]

@@ -596,3 +596,57 @@ def test_two_identical_aces_starting_piles_at_once_each_start_their_own():
                                                           (1, "AH", "seat1:nertz")]
     assert len({m[3] for m in moves}) == 2
     assert not tr.flags()
+
+
+def test_a_nertz_card_played_unseen_on_one_of_two_identical_piles_goes_where_the_arm_was():
+    # seat 2's 2S lands unseen on one of two piles topped by a 2S; its arm passed over the
+    # other one first. Its next nertz card AH shows and is played at once: both are nertz
+    # moves, and the 2S lies on the pile the arm was over last before AH showed
+    boxes = {"lake:0": (100.0, 100.0, 120.0, 130.0), "lake:1": (200.0, 100.0, 220.0, 130.0),
+             "lake:2": (300.0, 100.0, 320.0, 130.0)}
+
+    def table(n2: str, n1: str, n0: str, lake: dict[str, list[str]]) -> dict[str, list[str]]:
+        places = _table({0: n0, 1: n1}, {"seat1:river3": lake.pop("r3", ["7S"]), **lake})
+        places.update({"seat2:nertz": [n2], "seat2:stock": ["back"], "seat2:river0": ["KD"],
+                       "seat2:river1": ["QS"], "seat2:river2": ["9H"], "seat2:river3": ["7C"]})
+        return {k: v for k, v in places.items() if v}
+
+    def obs(n: int, places: dict[str, list[str]], arm: tuple[float, ...] | None,
+            seat: int | None) -> Observation:
+        views = {p: PlaceView(p, [SeenCard(c, boxes.get(p, BOX)) for c in codes], 0.0)
+                 for p, codes in places.items()}
+        o = Observation(n, n * 100.0, views)
+        if arm is not None:
+            o.hands, o.hand_seats = [arm], [seat]
+        return o
+
+    piles = {"lake:0": ["2S"], "lake:1": ["2S"]}
+    script = [
+        (table("2S", "2S", "AS", {"r3": ["AS"]}), 3, None, None),
+        (table("2S", "2S", "2S", {"r3": ["AS"]}), 1, boxes["lake:0"], 0),
+        (table("2S", "2S", "2S", {"r3": ["AS"], "lake:0": ["AS"]}), 4, None, None),
+        (table("2S", "2S", "2S", {"r3": [], "lake:0": ["AS"]}), 1, boxes["lake:1"], 1),
+        (table("2S", "2S", "2S", {"r3": [], "lake:0": ["AS"], "lake:1": ["AS"]}), 4, None,
+         None),
+        (table("2S", "2S", "7D", {"r3": [], "lake:1": ["AS"]}), 1, boxes["lake:0"], 0),
+        (table("2S", "2S", "7D", {"r3": [], "lake:0": ["2S"], "lake:1": ["AS"]}), 4, None,
+         None),
+        (table("2S", "5C", "7D", {"r3": [], "lake:0": ["2S"]}), 1, boxes["lake:1"], 1),
+        (table("2S", "5C", "7D", {"r3": [], **piles}), 30, None, None),
+        (table("2S", "5C", "7D", {"r3": [], **piles}), 1, boxes["lake:1"], 2),
+        (table("2S", "5C", "7D", {"r3": [], **piles}), 1, boxes["lake:0"], 2),
+        (table("AH", "5C", "7D", {"r3": [], **piles}), 3, None, None),
+        (table("9C", "5C", "7D", {"r3": [], **piles}), 1, boxes["lake:2"], 2),
+        (table("9C", "5C", "7D", {"r3": [], **piles, "lake:2": ["AH"]}), 40, None, None)]
+    tr = Tracker(HouseRules(), 3)
+    events, n = [], 0
+    for places, repeat, arm, seat in script:
+        for _ in range(repeat):
+            events += tr.update(obs(n, places, arm, seat))
+            n += 1
+    moves = [(m[0], m[1], m[2]) for m in _moves(events)]
+    assert (2, "AH", "seat2:nertz") in moves
+    assert (2, "2S", "seat2:nertz") in moves
+    assert tr.nertz_counts()[2] == 11
+    two = next(e for e in events if e["type"] == "move" and e["card"] == "2S" and e["seat"] == 2)
+    assert two["to"] == f"lake:{tr.lake_map['lake:0']}"  # the arm was over it last
