@@ -5,6 +5,7 @@ card detector on every frame, in the same run.
 
     python -m scripts.bench_replay                        # 60 s of a 2-seat round
     python -m scripts.bench_replay --seconds 30 --baseline-seconds 3
+    python -m scripts.bench_replay --no-baseline --profile 40   # where the time goes
 
 The video is round 0 of ``scripts.eval_replay`` (2 seats, nertz preset, the same camera and
 seed) rendered at 30 fps with markers, kept in ``--cache`` and reused. Rows:
@@ -25,7 +26,9 @@ machine other jobs slow the wall clock: compare rows of one run.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
+import pstats
 import random
 import sys
 import time
@@ -118,6 +121,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                    help="seconds between the gate's safety-net full-frame detections")
     p.add_argument("--cache", type=Path, default=Path("cache/bench_replay"))
     p.add_argument("--json", type=Path, default=None)
+    p.add_argument("--profile", type=int, default=0, metavar="N",
+                   help="cProfile the incremental row; print its N costliest functions")
+    p.add_argument("--no-baseline", action="store_true",
+                   help="only the incremental row (no every-frame rows)")
     args = p.parse_args(argv)
 
     from referee.replay import pipeline_observer, replay_video
@@ -129,15 +136,29 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     obs = pipeline_observer(profile, full_every_ms=1000.0 * args.full_every,
                             observe_fps=args.observe_fps)
+    prof = cProfile.Profile() if args.profile else None
     w0, c0 = time.perf_counter(), time.process_time()
+    if prof is not None:
+        prof.enable()
     report = replay_video(video, args.cache / "replay-out", obs, rules, seats)
+    if prof is not None:
+        prof.disable()
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    if prof is not None:
+        pstats.Stats(prof).sort_stats("tottime").print_stats(args.profile)
+        pstats.Stats(prof).sort_stats("cumulative").print_stats(args.profile)
     rows["incremental"] = _row(report["frames"] / report["fps"], wall, cpu, report["frames"],
                                report["frames_observed"])
     rows["incremental"]["detector"] = report.get("detector")
     rows["incremental"]["timing"] = report.get("timing")
     rows["incremental"]["moves"] = report.get("moves")
+    looks = getattr(getattr(obs, "model", None), "looks", None)
+    if looks is not None:
+        rows["incremental"]["table_model_looks"] = dict(looks)
     print("incremental", json.dumps(rows["incremental"]), flush=True)
+    if args.no_baseline:
+        print(json.dumps({"video": str(video), "rows": rows}, indent=1))
+        return {"video": str(video), "rows": rows}
 
     stride = max(1, round(30.0 / args.observe_fps))
     every = pipeline_observer(profile, every_frame=True)

@@ -36,7 +36,14 @@ from typing import Any
 import cv2
 import numpy as np
 
-from .calibration import CalibrationError, CameraWatch, PlaneMap, detect_markers, fit_markers
+from .calibration import (
+    CalibrationError,
+    CameraWatch,
+    MarkerPatches,
+    PlaneMap,
+    detect_markers,
+    fit_markers,
+)
 from .detections import Detections
 from .observation import Observation, PlaceView, SeenCard
 from .profile import (
@@ -85,23 +92,29 @@ class _Mapped:
     card: SeenCard
 
 
-def _seg_dist(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
-    ab = b - a
-    t = float(np.clip(np.dot(p - a, ab) / max(float(np.dot(ab, ab)), 1e-9), 0, 1))
-    return float(np.linalg.norm(p - (a + t * ab)))
+def _seg_dist_f(pu: float, pv: float, au: float, av: float, bu: float, bv: float) -> float:
+    """From (pu, pv) to the segment (au, av)–(bu, bv), on plain floats."""
+    abu, abv = bu - au, bv - av
+    t = ((pu - au) * abu + (pv - av) * abv) / max(abu * abu + abv * abv, 1e-9)
+    t = 0.0 if t < 0.0 else 1.0 if t > 1.0 else t
+    eu, ev = pu - (au + t * abu), pv - (av + t * abv)
+    return math.sqrt(eu * eu + ev * ev)
 
 
 class TableModel:
     """Image → table plane → places (see the module doc). ``marker_every``: how often (in
-    frames) markers are looked for while the camera seems still; every frame after a
-    move. ``max_place_mm``: how far from every place a card in a seat's area may lie
-    before it counts as loose (in a hand); ``max_misfit``: how far (log of the box's width
-    or height ratio) a card where the frame is changing may differ from lying square on its
-    place before it counts as held (see :meth:`_held`)."""
+    frames) markers are looked for while the camera seems still (while the patches about
+    them show them where they were, only every ``marker_recheck`` frames: see
+    :meth:`_calibrate`); every frame after a move. ``max_place_mm``: how far from every
+    place a card in a seat's area may lie before it counts as loose (in a hand);
+    ``max_misfit``: how far (log of the box's width or height ratio) a card where the frame
+    is changing may differ from lying square on its place before it counts as held (see
+    :meth:`_held`)."""
 
     def __init__(self, profile: TableProfile, marker_every: int = 5,
                  max_place_mm: float = 34.0, motion_threshold: float = 22.0,
-                 max_misfit: float = 0.15, settle_ms: float = 300.0) -> None:
+                 max_misfit: float = 0.15, settle_ms: float = 300.0,
+                 marker_recheck: int = 50) -> None:
         self.profile = profile
         self.rules = profile.rules
         self.marker_every = max(1, marker_every)
@@ -111,6 +124,11 @@ class TableModel:
         self.max_misfit = max_misfit
         self.plane: PlaneMap | None = profile.plane
         self.watch = CameraWatch()
+        self.patches = MarkerPatches()
+        self.marker_recheck = max(self.marker_every, marker_recheck)
+        self._markers_at = 0  # the frame of the last marker calibration
+        #: frames judged still by the marker patches, camera-watch checks, marker looks
+        self.looks = {"still": 0, "watch": 0, "markers": 0}
         self.camera = "ok"
         self.calibrated_at: float | None = None
         self.learned: set[int] = {s.index for s in profile.seats if s.places}
@@ -170,15 +188,33 @@ class TableModel:
 
     # --- calibration ---------------------------------------------------------------------
     def _calibrate(self, image: np.ndarray, t_ms: float) -> str:
-        """Update the plane map; returns the camera state (ok / moved / no_table)."""
-        moved = self.watch.moved(image)
+        """Update the plane map; returns the camera state (ok / moved / no_table).
+
+        While the patches about the markers look as at the last marker calibration
+        (:class:`~vision.calibration.MarkerPatches`) the camera has not moved: the camera
+        watch is skipped, and so is the look for markers every ``marker_every`` frames
+        when all the markers were found then (they are where they were; looked at again
+        every ``marker_recheck`` frames all the same)."""
         markers = self.profile.markers
+        still = (markers is not None and self.camera == "ok" and self.plane is not None
+                 and self.watch.reference is not None and self.patches.unchanged(image))
+        if still:
+            moved = False
+            self.watch.last_shift_px = 0.0
+            self.looks["still"] += 1
+        else:
+            moved = self.watch.moved(image)
+            self.looks["watch"] += 1
         h, w = image.shape[:2]
+        due = self._frames % self.marker_every == 0
+        if due and still and markers is not None and self.patches.covers(markers.ids):
+            due = self._frames - self._markers_at >= self.marker_recheck
         if markers is not None and (moved or self.plane is None or self.camera != "ok"
-                                    or self._frames % self.marker_every == 0):
+                                    or due):
             expected = None if self.plane is None else {
                 i: self.plane.to_px(markers.corners_mm(i)) for i in markers.ids}
             found = detect_markers(image, markers.ids, expected)
+            self.looks["markers"] += 1
             try:
                 plane = fit_markers(found, markers, (w, h), kappa=0.0 if self.plane is None
                                     else self.plane.kappa)
@@ -189,8 +225,11 @@ class TableModel:
                     self._bg = None  # a new view: the old background says nothing
                 self.plane = plane
                 self.watch.set_reference(image)
+                self.patches.set(image, {i: found[i] for i in markers.ids if i in found})
+                self._markers_at = self._frames
                 self.calibrated_at = t_ms
                 return "ok"
+            self.patches.clear()
         if self.plane is None:
             return "no_table"
         if self.watch.reference is None:
@@ -254,21 +293,30 @@ class TableModel:
     # --- mapping -------------------------------------------------------------------------
     def _map(self, dets: Detections) -> list[_Mapped]:
         assert self.plane is not None
+        n = len(dets)
+        if not n:
+            return []
+        xyxy = np.asarray(dets.xyxy, np.float64).reshape(n, 4)
+        centres = np.column_stack([(xyxy[:, 0] + xyxy[:, 2]) / 2,
+                                   (xyxy[:, 1] + xyxy[:, 3]) / 2])
+        if dets.corners is not None:
+            whole = np.isfinite(dets.corners).reshape(n, -1).all(axis=1)
+            if whole.any():
+                centres[whole] = dets.corners[whole].mean(axis=1)
+        # every box's corners and every card centre through the plane at once
+        quads = xyxy[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(n * 4, 2)
+        mm = self._to_mm(np.concatenate([quads, centres]))
+        qx, qy = mm[:n * 4, 0].reshape(n, 4), mm[:n * 4, 1].reshape(n, 4)
+        areas = 0.5 * np.abs((qx * np.roll(qy, 1, axis=1)).sum(axis=1)
+                             - (qy * np.roll(qx, 1, axis=1)).sum(axis=1))
         out = []
-        for i in range(len(dets)):
-            x1, y1, x2, y2 = (float(v) for v in dets.xyxy[i])
-            if dets.corners is not None and np.all(np.isfinite(dets.corners[i])):
-                centre_px = dets.corners[i].mean(axis=0)
-            else:
-                centre_px = np.array([(x1 + x2) / 2, (y1 + y2) / 2])
-            quad = self._to_mm(np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]]))
-            area = 0.5 * abs(float(np.dot(quad[:, 0], np.roll(quad[:, 1], 1))
-                                   - np.dot(quad[:, 1], np.roll(quad[:, 0], 1))))
+        for i in range(n):
+            x1, y1, x2, y2 = (float(v) for v in xyxy[i])
             code = dets.code[i] if dets.code[i] is not None else "back"
             card = SeenCard(str(code), (x1, y1, x2, y2), float(dets.confidence[i]),
                             dets.design[i], tuple(dets.alternatives[i]))
-            out.append(_Mapped(i, self._to_mm(centre_px[None])[0],
-                               area < 0.3 * CARD_AREA_MM2 and code != "back", card))
+            out.append(_Mapped(i, mm[n * 4 + i].copy(),
+                               float(areas[i]) < 0.3 * CARD_AREA_MM2 and code != "back", card))
         return out
 
     def _seat_candidates(self, s: SeatProfile, m: _Mapped) -> tuple[float, str] | None:
@@ -281,11 +329,12 @@ class TableModel:
             return min(found) if found else None
         return self._seat_place(s, m.centre)
 
-    def _anchors(self, s: SeatProfile) -> tuple[list[tuple[str, np.ndarray, Any]], float,
-                                                 float, float]:
-        """The seat's places in its own frame (each with its fixed segment end for the
-        waste), and the bounds of its area test: computed once per layout and kept until
-        the seat's places, origin or turn change."""
+    def _anchors(self, s: SeatProfile) -> tuple[list[tuple[str, float, float, str | None,
+                                                        float, float]], float, float, float]:
+        """The seat's places in its own frame as plain floats (name, u, v, kind, and for
+        the waste its fixed segment end; kind ``"river"``: to the column's current end,
+        ``"seg"``: to that end, None: the point), and the bounds of its area test: computed
+        once per layout and kept until the seat's places, origin or turn change."""
         key = (s.origin_mm, s.angle_deg, s.fan_mm, tuple(s.places.items()))
         hit = self._anchor_cache.get(s.index)
         if hit is not None and hit[0] == key:
@@ -293,36 +342,44 @@ class TableModel:
         anchors = {k: s.to_local(np.array(v)[None])[0] for k, v in s.places.items()}
         us = [a[0] for a in anchors.values()]
         vs = [a[1] for a in anchors.values()]
-        rows: list[tuple[str, np.ndarray, Any]] = []
+        rows: list[tuple[str, float, float, str | None, float, float]] = []
         for name, a in anchors.items():
+            au, av = float(a[0]), float(a[1])
             if name.startswith("river"):
-                rows.append((name, a, "river"))
+                rows.append((name, au, av, "river", 0.0, 0.0))
             elif name == "waste":
-                rows.append((name, a, a + np.array([2.6 * s.fan_mm * self._waste_dir(s),
-                                                    0.0])))
+                b = a + np.array([2.6 * s.fan_mm * self._waste_dir(s), 0.0])
+                rows.append((name, au, av, "seg", float(b[0]), float(b[1])))
             else:
-                rows.append((name, a, None))
+                rows.append((name, au, av, None, 0.0, 0.0))
         out = (rows, min(us), max(us), min(vs)) if anchors else (rows, math.inf, -math.inf,
                                                                   math.inf)
         self._anchor_cache[s.index] = (key, out)
         return out
 
     def _seat_place(self, s: SeatProfile, p: np.ndarray) -> tuple[float, str] | None:
-        loc = self._local(s, p[None])[0]
+        """(distance, place) of the seat's nearest place to table point ``p`` (mm), or None
+        outside its area; plain float arithmetic (numpy's per-call cost on two-element
+        vectors was most of the table model's time)."""
+        u, v, o = self._axes(s)
+        dx, dy = float(p[0]) - float(o[0]), float(p[1]) - float(o[1])
+        lu = dx * float(u[0]) + dy * float(u[1])
+        lv = dx * float(v[0]) + dy * float(v[1])
         rows, min_u, max_u, min_v = self._anchors(s)
-        if not (min_u - 0.75 * CARD_W_MM <= loc[0] <= max_u + 0.75 * CARD_W_MM
-                + 2 * s.fan_mm and loc[1] >= min_v - 0.5 * CARD_H_MM - 12
-                and loc[1] <= min_v + SEAT_DEPTH_MM + 160):
+        if not (min_u - 0.75 * CARD_W_MM <= lu <= max_u + 0.75 * CARD_W_MM
+                + 2 * s.fan_mm and lv >= min_v - 0.5 * CARD_H_MM - 12
+                and lv <= min_v + SEAT_DEPTH_MM + 160):
             return None
         best = (math.inf, "")
-        for name, a, seg in rows:
-            if seg is None:
-                d = float(np.linalg.norm(loc - a))
-            elif isinstance(seg, str):  # a river column: to its current end
-                end = self._river_end.get((s.index, name), a[1])
-                d = _seg_dist(loc, a, np.array([a[0], max(end, a[1]) + 40.0]))
+        for name, au, av, kind, bu, bv in rows:
+            if kind is None:
+                eu, ev = lu - au, lv - av
+                d = math.sqrt(eu * eu + ev * ev)
+            elif kind == "river":  # a river column: to its current end
+                end = self._river_end.get((s.index, name), av)
+                d = _seg_dist_f(lu, lv, au, av, au, max(end, av) + 40.0)
             else:
-                d = _seg_dist(loc, a, seg)
+                d = _seg_dist_f(lu, lv, au, av, bu, bv)
             if d < best[0]:
                 best = (d, name)
         return best

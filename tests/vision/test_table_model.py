@@ -18,6 +18,7 @@ from vision.backs_registry import BackDesigns
 from vision.calibration import (
     CalibrationError,
     MarkerLayout,
+    MarkerPatches,
     detect_markers,
     fit_markers,
     from_corners,
@@ -387,3 +388,84 @@ def test_a_card_that_landed_and_lies_still_is_not_motion_for_long():
         cv2.rectangle(moving, (x, 60), (x + 40, 120), (250, 250, 250), -1)
         mask, scale = model._motion(moving, i * 100.0)
         assert model._share(mask, (x, 60, x + 40, 120), scale) > 0.5
+
+
+def _shifted(image, dx, dy):
+    return cv2.warpAffine(image, np.float32([[1, 0, dx], [0, 1, dy]]), SIZE,
+                          flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def test_marker_patches_tell_a_still_camera_from_a_moved_one(video):
+    """The patches about the markers agree under another light level and noise, and
+    disagree after a half-pixel shift, a slight turn or zoom, or a hand over one marker."""
+    _header, _labels, frames = video
+    found = detect_markers(frames[0], want=(0, 1, 2, 3))
+    assert set(found) >= {0, 1, 2, 3}
+    patches = MarkerPatches()
+    patches.set(frames[0], found)
+    assert patches.covers((0, 1, 2, 3)) and patches.unchanged(frames[0])
+    darker = np.clip(frames[0].astype(np.float32) * 0.8 + 12, 0, 255).astype(np.uint8)
+    noisy = np.clip(frames[0] + np.random.default_rng(0).normal(0, 2.0, frames[0].shape),
+                    0, 255).astype(np.uint8)
+    assert patches.unchanged(darker) and patches.unchanged(noisy)
+    assert not patches.unchanged(_shifted(frames[0], 0.5, 0))
+    assert not patches.unchanged(_shifted(frames[0], 0, -0.5))
+    for angle, scale in ((0.15, 1.0), (0.0, 1.004)):
+        m = cv2.getRotationMatrix2D((SIZE[0] / 2, SIZE[1] / 2), angle, scale)
+        assert not patches.unchanged(cv2.warpAffine(frames[0], m, SIZE))
+    hand = frames[0].copy()
+    q = found[2]
+    x0, y0 = (int(v) for v in q.min(axis=0))
+    x1, y1 = (int(v) for v in q.max(axis=0))
+    hand[y0:(y0 + y1) // 2, x0 - 5:x1 + 5] = (90, 120, 170)  # a hand over half of marker 2
+    assert not patches.unchanged(hand)
+    three = MarkerPatches()
+    three.set(frames[0], {i: found[i] for i in (0, 1)})
+    assert not three.unchanged(frames[0]), "two markers do not pin the camera"
+
+
+def test_markers_looked_for_where_expected_match_the_full_frame(video):
+    _header, _labels, frames = video
+    full = detect_markers(frames[3], want=(0, 1, 2, 3), upscale=1.0)
+    near = detect_markers(frames[3], want=(0, 1, 2, 3), upscale=1.0,
+                          expected={i: q + 2.0 for i, q in full.items()})
+    assert set(near) >= {0, 1, 2, 3}
+    for i in range(4):
+        assert np.abs(near[i] - full[i]).max() < 0.01, i
+    # expected far from where they are (a big bump): found in the whole frame instead
+    far = detect_markers(frames[3], want=(0, 1, 2, 3), upscale=1.0,
+                         expected={i: q + 200.0 for i, q in full.items()})
+    for i in range(4):
+        assert np.abs(far[i] - full[i]).max() < 0.01, i
+
+
+def test_a_still_camera_is_not_rechecked_and_a_slow_drift_is_followed(video):
+    """While nothing moves the markers' patches say the camera is still: neither the camera
+    watch nor the markers are looked at again (until ``marker_recheck``). A camera that then
+    drifts by a pixel a frame is caught by the patches, followed, and places stay right."""
+    header, labels, frames = video
+    model = TableModel(_profile(header))
+    still = [frames[0]] * 12
+    for n, image in enumerate(still):
+        dets, _truth = label_detections(labels[0]["cards"])
+        assert model.observe(image, dets, n, 100.0 * n).table_found
+    assert model.looks["markers"] == 1 and model.looks["still"] == 11, model.looks
+    assert model.looks["watch"] == 1
+    plane0 = model.plane
+    right = total = 0
+    for k in range(1, 25):
+        dx, dy = 1.0 * k, -0.5 * k
+        img = _shifted(frames[0], dx, dy)
+        warp = np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], np.float64)
+        dets, truth = label_detections(labels[0]["cards"], warp)
+        obs = model.observe(img, dets, 12 + k, 100.0 * (12 + k))
+        if k >= 3 and obs.table_found:
+            got = _assigned(obs, dets)
+            pairs = [(t, g) for t, g in zip(truth, got, strict=True) if t and t[:4] == "seat"]
+            right += sum(t == g for t, g in pairs)
+            total += len(pairs)
+    assert model.plane is not plane0
+    # the plane follows the drift: where it now maps a table point is 24 px right, 12 up
+    p = np.array([[0.0, 0.0], [300.0, 150.0]])
+    assert np.abs(model.plane.to_px(p) - plane0.to_px(p) - [24.0, -12.0]).max() < 1.5
+    assert total > 100 and right >= 0.95 * total, (right, total)
