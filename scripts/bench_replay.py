@@ -12,7 +12,9 @@ seed) rendered at 30 fps with markers, kept in ``--cache`` and reused. Rows:
 
 - ``incremental`` — :func:`referee.replay.replay_video` with :func:`pipeline_observer`'s
   defaults on the whole clip (decoding, skipped frames only grabbed, the gate, the region
-  and full-frame detections, table model, tracker, report);
+  and full-frame detections, table model, tracker, report; ``--background``: the region
+  reads on the gate's worker thread); ``table_model_looks``: frames the markers' patches
+  found the camera still, camera-watch checks, marker looks;
 - ``every frame, 10 fps`` — the same loop with the detector on every observed frame
   (``every_frame=True``) over the first ``--baseline-seconds``;
 - ``every frame, 30 fps`` — the detector on every video frame (the old ``nertz replay``)
@@ -125,6 +127,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                    help="cProfile the incremental row; print its N costliest functions")
     p.add_argument("--no-baseline", action="store_true",
                    help="only the incremental row (no every-frame rows)")
+    p.add_argument("--background", action="store_true",
+                   help="the gate's region reads on its worker thread (background=True)")
     args = p.parse_args(argv)
 
     from referee.replay import pipeline_observer, replay_video
@@ -134,8 +138,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     print(f"video {video} ({time.perf_counter() - t0:.0f} s to render or find)", flush=True)
     rows: dict[str, Any] = {}
 
+    gate = {"background": True} if args.background else {}
     obs = pipeline_observer(profile, full_every_ms=1000.0 * args.full_every,
-                            observe_fps=args.observe_fps)
+                            observe_fps=args.observe_fps, **gate)
     prof = cProfile.Profile() if args.profile else None
     w0, c0 = time.perf_counter(), time.process_time()
     if prof is not None:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,6 +93,13 @@ class ChangeGatedDetector:
     ``confirm_ms``: how many more reads confirm a read, how far apart (``confirm_regions``
     False: only the first frame's); ``drift``: how fast the
     reference follows the frame where nothing changed (slow light drift).
+
+    ``background``: region reads run on a worker thread while the caller goes on (the table
+    model, the tracker, decoding the next frames), and their cards join at the next call,
+    before anything else happens there: the same reads of the same pixels in the same
+    order as without it, each seen one frame later (until then its region stays changed:
+    :meth:`pending`, so a place there counts as covered). :meth:`flush` takes in a read
+    still running. Full-frame detections stay in the caller's thread.
     """
 
     def __init__(self, detector: Callable[..., Detections], width: int = 320,
@@ -100,8 +108,11 @@ class ChangeGatedDetector:
                  full_share: float = 0.3, margin: float | None = None,
                  calm_cards: float = 0.2, patience_ms: float = 200.0,
                  confirms: int = 1, confirm_ms: float = 400.0, confirm_regions: bool = True,
-                 drift: float = 0.05) -> None:
+                 drift: float = 0.05, background: bool = False) -> None:
         self.detector = detector
+        self.background = background
+        self._pool: ThreadPoolExecutor | None = None
+        self._job: tuple[Future[Detections], tuple[Any, ...]] | None = None
         self.width = width
         self.change_threshold = change_threshold
         self.motion_threshold = motion_threshold
@@ -120,6 +131,10 @@ class ChangeGatedDetector:
 
     def reset(self) -> None:
         """Forget everything: the next frame gets a full-frame detection."""
+        job = getattr(self, "_job", None)
+        if job is not None:
+            self._job = None
+            job[0].result()  # let it end; what it found is forgotten
         self.detections = Detections.empty()
         self._ref: np.ndarray | None = None
         self._prev: np.ndarray | None = None
@@ -146,7 +161,17 @@ class ChangeGatedDetector:
         return small, f
 
     # --- the frame -------------------------------------------------------------------
+    def flush(self) -> Detections:
+        """Take in the region read still running in the background (if any): its cards
+        join the detections and its regions are clean again. The detections."""
+        job = self._job
+        if job is not None:
+            self._job = None
+            self._apply(job[0].result(), *job[1])
+        return self.detections
+
     def __call__(self, image: np.ndarray, t_ms: float) -> Detections:
+        self.flush()  # the last frame's read, if it ran in the background
         t0 = time.perf_counter()
         self.stats.frames += 1
         self.last_regions = []
@@ -335,14 +360,32 @@ class ChangeGatedDetector:
             boxes += [list(b) for b in c[2] or []]
         groups = _groups(boxes, margin)
         looks = [_clip(_grow(_union([boxes[i] for i in g]), margin), w, h) for g in groups]
-        t0 = time.perf_counter()
-        # one call: the detector runs the regions as one batch
-        found = (self.detector(image, regions=looks, scale=self._scale)
-                 if self._scale is not None else self.detector(image, regions=looks))
-        self.stats.detect_s += time.perf_counter() - t0
         self.stats.regions += len(looks)
         self.stats.region_px += sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in looks)
         self.last_regions = looks
+        plan = (small, t_ms, ready, confirm, boxes, fresh, groups)
+        if self.background:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gate")
+            self._job = (self._pool.submit(self._read, image, looks), plan)
+            return
+        self._apply(self._read(image, looks), *plan)
+
+    def _read(self, image: np.ndarray, looks: list[Region]) -> Detections:
+        """One detector call on the regions (the detector runs them as one batch)."""
+        t0 = time.perf_counter()
+        found = (self.detector(image, regions=looks, scale=self._scale)
+                 if self._scale is not None else self.detector(image, regions=looks))
+        self.stats.detect_s += time.perf_counter() - t0
+        return found
+
+    def _apply(self, found: Detections, small: np.ndarray, t_ms: float,
+               ready: Sequence[tuple[Region, np.ndarray]],
+               confirm: Sequence[tuple[float, int, list[list[float]] | None]],
+               boxes: list[list[float]], fresh: int, groups: list[list[int]]) -> None:
+        """A region read's cards replace the old ones of the changed regions and are fused
+        with those of the confirmed ones; the regions are clean again (their reference:
+        the frame they were read from) and each read is due a confirmation."""
         # a card's centre may shift a little between two reads: a quarter card of slack
         slack = 0.25 * self._card_px
         replace = boxes[:fresh]

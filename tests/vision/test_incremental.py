@@ -265,3 +265,43 @@ def test_light_change_and_period_give_full_frames(tmp_path, detector):
     assert gate.stats.full_reasons.get("large change") == 1
     assert gate.stats.full_reasons.get("periodic", 0) >= 1
     assert "7H" in list(gate.detections.code)
+
+
+def _cards(dets) -> list[tuple[str, tuple[float, ...]]]:
+    return sorted((str(c), tuple(np.round(b, 2))) for c, b in zip(dets.code, dets.xyxy,
+                                                                   strict=True))
+
+
+def test_background_reads_are_the_same_reads_one_frame_later(tmp_path, detector):
+    """With ``background=True`` the region reads run on a worker thread: the detector gets
+    the same calls on the same regions, the cards read join one frame later, the spot
+    stays pending (covered) until they do, and in the end the detections are the same."""
+    frames, _hands = scene(tmp_path)
+    runs = {}
+    for background in (False, True):
+        counting = Counting(detector)
+        gate = ChangeGatedDetector(counting, full_every_ms=0, background=background)
+        seen, pending = [], []
+        for i, img in enumerate(frames):
+            dets = gate(img, i * 100.0)
+            seen.append(_cards(dets))
+            pending.append(gate.pending((420, 150, 464, 214)))
+        runs[background] = (counting.calls, seen, pending, _cards(gate.flush()),
+                            gate.stats.as_dict())
+    sync, bg = runs[False], runs[True]
+    assert bg[0] == sync[0], "not the same detector calls"
+    assert bg[3] == sync[3] and any(c == "KS" for c, _b in bg[3])
+    first = {k: next(i for i, s in enumerate(r[1]) if any(c == "KS" for c, _b in s))
+             for k, r in runs.items()}
+    assert first[True] == first[False] + 1
+    # the frame the card was read in: already clean without the worker, still pending
+    # (its read not in yet) with it
+    assert sync[2][first[False]] == 0 and bg[2][first[False]] > 0.1
+    assert bg[2][first[True]] == 0
+    # between region reads, what the caller sees is the synchronous result a frame late
+    region_frames = [i for i in range(1, len(frames)) if sync[1][i] != sync[1][i - 1]]
+    for i in region_frames:
+        if i + 1 < len(frames) and i != 4:  # frame 4: the first frame's full confirmation
+            assert bg[1][i + 1] == sync[1][i], i
+    for k in ("frames", "full", "regions", "region_px"):
+        assert bg[4][k] == sync[4][k], k
