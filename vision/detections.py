@@ -223,40 +223,67 @@ def clip_boxes(xyxy: np.ndarray, image_size: tuple[int, int]) -> np.ndarray:
 
 
 def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Pairwise IoU of (N, 4) and (M, 4) xyxy boxes → (N, M)."""
+    """Pairwise IoU of (N, 4) and (M, 4) xyxy boxes → (N, M), float32."""
     a = np.asarray(a, np.float32).reshape(-1, 4)
     b = np.asarray(b, np.float32).reshape(-1, 4)
-    lt = np.maximum(a[:, None, :2], b[None, :, :2])
-    rb = np.minimum(a[:, None, 2:], b[None, :, 2:])
-    inter = np.prod(np.clip(rb - lt, 0, None), axis=2)
-    area_a = np.prod(np.clip(a[:, 2:] - a[:, :2], 0, None), axis=1)
-    area_b = np.prod(np.clip(b[:, 2:] - b[:, :2], 0, None), axis=1)
-    union = area_a[:, None] + area_b[None, :] - inter
-    return np.where(union > 0, inter / np.maximum(union, 1e-9), 0.0).astype(np.float32)
+    # one coordinate at a time ((N, M) temporaries, not (N, M, 2)); the same float32
+    # operations in the same order as the textbook form, so the same numbers
+    ax1, ay1, ax2, ay2 = (a[:, i:i + 1] for i in range(4))
+    bx1, by1, bx2, by2 = b.T
+    inter = np.minimum(ax2, bx2)
+    inter -= np.maximum(ax1, bx1)
+    np.maximum(inter, 0, out=inter)
+    ih = np.minimum(ay2, by2)
+    ih -= np.maximum(ay1, by1)
+    np.maximum(ih, 0, out=ih)
+    inter *= ih
+    area_a = np.maximum(ax2 - ax1, 0) * np.maximum(ay2 - ay1, 0)
+    area_b = np.maximum(bx2 - bx1, 0) * np.maximum(by2 - by1, 0)
+    union = area_a + area_b  # (N, M): the intersection taken off below
+    union -= inter
+    positive = union > 0
+    np.maximum(union, np.float32(1e-9), out=union)
+    np.divide(inter, union, out=inter)
+    inter[~positive] = 0.0
+    return inter
 
 
 def nms_indices(xyxy: np.ndarray, scores: np.ndarray, iou: float = 0.5,
                 class_id: np.ndarray | None = None) -> np.ndarray:
     """Indices kept by greedy NMS, by descending score. With ``class_id``, boxes of
     different classes are moved apart (the batched-NMS offset trick) so they never
-    overlap."""
+    overlap; each class is then suppressed on its own (the same result, a fraction of the
+    pairs)."""
     boxes = np.asarray(xyxy, np.float32).reshape(-1, 4)
     n = len(boxes)
     if n == 0:
         return np.zeros(0, np.int64)
-    if class_id is not None:
-        span = float(np.abs(boxes).max()) + 1.0
-        boxes = boxes + (np.asarray(class_id, np.float32) * 2 * span)[:, None]
     order = np.argsort(-np.asarray(scores, np.float32), kind="stable")
-    ious = box_iou(boxes[order], boxes[order])
+    if class_id is None:
+        return order[_greedy(boxes[order], iou)]
+    classes = np.asarray(class_id)
+    span = float(np.abs(boxes).max()) + 1.0
+    boxes = boxes + (classes.astype(np.float32) * 2 * span)[:, None]
+    ranked = classes[order]
+    keep = []
+    for c in np.unique(ranked):
+        members = np.flatnonzero(ranked == c)  # positions in ``order``, by score
+        keep.append(members[_greedy(boxes[order[members]], iou)])
+    return order[np.sort(np.concatenate(keep))]
+
+
+def _greedy(boxes: np.ndarray, iou: float) -> np.ndarray:
+    """Positions kept by greedy suppression of boxes sorted by descending score."""
+    n = len(boxes)
+    over = box_iou(boxes, boxes) > iou
     suppressed = np.zeros(n, bool)
     keep = []
     for i in range(n):
         if suppressed[i]:
             continue
         keep.append(i)
-        suppressed |= ious[i] > iou
-    return order[np.array(keep, np.int64)]
+        suppressed[i + 1:] |= over[i, i + 1:]
+    return np.array(keep, np.int64)
 
 
 # --- tiles -------------------------------------------------------------------------------

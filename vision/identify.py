@@ -4,6 +4,7 @@ card codes (or ``none``), run with onnxruntime (no torch)."""
 from __future__ import annotations
 
 import ast
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,18 +21,50 @@ class ModelError(ValueError):
     """A model file that is missing or not what the runtime expects."""
 
 
-def onnx_model(path: str | Path, what: str, threads: int = 2
+#: which file of a model ``onnx_model`` loads: "auto" takes ``NAME.int8.onnx`` (made by
+#: ``scripts/quantize_models.py``) over ``NAME.onnx`` where it lies beside it; "fp32" the
+#: file named. The environment variable ``NERTZ_MODEL_PRECISION`` sets the default.
+PRECISION = os.environ.get("NERTZ_MODEL_PRECISION", "auto")
+PRECISIONS = ("auto", "fp32")
+#: let onnxruntime's worker threads spin between runs (its default). Off: on a CPU shared
+#: with other work (the camera, the service, other jobs) spinning threads take turns from
+#: the ones with work (a 1280×720 frame through the localiser, another job on the second
+#: core: 229 ms median without spinning, 382 ms with; load average 4). ``NERTZ_ORT_SPIN=1``
+#: turns it on.
+SPIN = os.environ.get("NERTZ_ORT_SPIN", "0") == "1"
+
+
+def model_file(path: str | Path, precision: str | None = None) -> Path:
+    """The file to load for the model at ``path``: its int8 sibling ``NAME.int8.onnx`` where
+    ``precision`` (default :data:`PRECISION`) is "auto" and the sibling exists, else
+    ``path``."""
+    precision = precision or PRECISION
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision {precision!r}: expected one of {PRECISIONS}")
+    path = Path(path)
+    if precision == "auto" and path.suffix == ".onnx" and not path.stem.endswith(".int8"):
+        int8 = path.with_name(path.stem + ".int8.onnx")
+        if int8.is_file():
+            return int8
+    return path
+
+
+def onnx_model(path: str | Path, what: str, threads: int = 2, precision: str | None = None
                ) -> tuple[Any, list[str], int]:
-    """An onnxruntime session of an exported Ultralytics model, its class names and input
-    size (from the model's metadata); :class:`ModelError` names what is wrong."""
+    """An onnxruntime session of an exported model (``model_file(path, precision)``: the
+    int8 version where there is one), its class names and input size (from the model's
+    metadata); :class:`ModelError` names what is wrong."""
     import onnxruntime as ort
 
-    path = Path(path)
+    path = model_file(path, precision)
     if not path.is_file():
         raise ModelError(f"no {what} model at {path}")
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    if not SPIN:
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
         session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime raises its own exception types
@@ -67,11 +100,12 @@ class IndexClassifier:
         """(N, classes) probabilities for BGR crops."""
         if not len(crops):
             return np.zeros((0, len(self.names)), np.float32)
-        batch = np.stack([
-            cv2.cvtColor(cv2.resize(c, (self.size, self.size), interpolation=cv2.INTER_AREA)
-                         if c.shape[:2] != (self.size, self.size) else c, cv2.COLOR_BGR2RGB)
-            for c in crops]).astype(np.float32) / 255.0
-        batch = np.ascontiguousarray(batch.transpose(0, 3, 1, 2))
+        side = (self.size, self.size)
+        batch = np.stack([c if c.shape[:2] == side else
+                          cv2.resize(c, side, interpolation=cv2.INTER_AREA) for c in crops])
+        # BGR → RGB, channels first, 0–1: one copy of the whole batch
+        batch = np.ascontiguousarray(batch[..., ::-1].transpose(0, 3, 1, 2), np.float32)
+        batch /= 255.0
         session = self.small_session if len(crops) <= self.SMALL_BATCH else self.session
         return session.run(None, {self.input: batch})[0]
 

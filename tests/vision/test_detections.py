@@ -7,7 +7,14 @@ import json
 import numpy as np
 import pytest
 
-from vision.detections import BoxAnnotator, Detections, box_iou, merge_tiles, tiles
+from vision.detections import (
+    BoxAnnotator,
+    Detections,
+    box_iou,
+    merge_tiles,
+    nms_indices,
+    tiles,
+)
 
 
 def yolo_tensor(boxes: list[tuple[float, float, float, float, int, float]], nc: int = 2,
@@ -71,6 +78,69 @@ def test_nms_many_boxes_vectorised():
     iou = box_iou(kept.xyxy, kept.xyxy)
     np.fill_diagonal(iou, 0)
     assert iou.max() <= 0.4 and 0 < len(kept) < 400
+
+
+def reference_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The textbook pairwise IoU (the form box_iou had before it was made faster)."""
+    a = np.asarray(a, np.float32).reshape(-1, 4)
+    b = np.asarray(b, np.float32).reshape(-1, 4)
+    lt = np.maximum(a[:, None, :2], b[None, :, :2])
+    rb = np.minimum(a[:, None, 2:], b[None, :, 2:])
+    inter = np.prod(np.clip(rb - lt, 0, None), axis=2)
+    area_a = np.prod(np.clip(a[:, 2:] - a[:, :2], 0, None), axis=1)
+    area_b = np.prod(np.clip(b[:, 2:] - b[:, :2], 0, None), axis=1)
+    union = area_a[:, None] + area_b[None, :] - inter
+    return np.where(union > 0, inter / np.maximum(union, 1e-9), 0.0).astype(np.float32)
+
+
+def reference_nms(xyxy, scores, iou, class_id=None) -> np.ndarray:
+    """Greedy NMS over the whole IoU matrix, classes moved apart (the earlier form)."""
+    boxes = np.asarray(xyxy, np.float32).reshape(-1, 4)
+    if len(boxes) == 0:
+        return np.zeros(0, np.int64)
+    if class_id is not None:
+        span = float(np.abs(boxes).max()) + 1.0
+        boxes = boxes + (np.asarray(class_id, np.float32) * 2 * span)[:, None]
+    order = np.argsort(-np.asarray(scores, np.float32), kind="stable")
+    ious = reference_iou(boxes[order], boxes[order])
+    suppressed = np.zeros(len(boxes), bool)
+    keep = []
+    for i in range(len(boxes)):
+        if not suppressed[i]:
+            keep.append(i)
+            suppressed |= ious[i] > iou
+    return order[np.array(keep, np.int64)]
+
+
+def random_boxes(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Boxes as a detector gives them, with the awkward cases: zero and negative widths,
+    whole-pixel coordinates (exact ties), repeated boxes."""
+    xy = rng.uniform(-50, 1300, (n, 2)).astype(np.float32)
+    wh = rng.uniform(-5, 80, (n, 2)).astype(np.float32)
+    if rng.random() < 0.3:
+        xy, wh = np.round(xy), np.round(wh)
+    boxes = np.concatenate([xy, xy + wh], axis=1)
+    if n > 1 and rng.random() < 0.3:
+        boxes[rng.integers(1, n)] = boxes[0]
+    return boxes
+
+
+def test_box_iou_and_nms_give_exactly_the_reference_results():
+    rng = np.random.default_rng(1)
+    for _ in range(400):
+        a = random_boxes(rng, int(rng.integers(0, 50)))
+        b = random_boxes(rng, int(rng.integers(0, 50)))
+        got = box_iou(a, b)
+        assert got.dtype == np.float32 and got.shape == (len(a), len(b))
+        assert np.array_equal(got, reference_iou(a, b))  # bit for bit
+        scores = rng.random(len(a)).astype(np.float32)
+        if rng.random() < 0.3:
+            scores = np.round(scores, 1)  # ties: the earlier box first
+        classes = rng.integers(0, 3, len(a))
+        for iou in (0.3, 0.5):
+            assert np.array_equal(nms_indices(a, scores, iou, classes),
+                                  reference_nms(a, scores, iou, classes))
+            assert np.array_equal(nms_indices(a, scores, iou), reference_nms(a, scores, iou))
 
 
 def test_indexing_masks_merge_offset():
