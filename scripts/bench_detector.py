@@ -4,12 +4,15 @@ one pile region, through ``vision.CardDetector`` (onnxruntime), beside Ultralyti
 
     python -m scripts.bench_detector                       # 5 held-out stills, 2 threads
     python -m scripts.bench_detector --pt models/checkpoints/card_detector_partial.pt
+    python -m scripts.bench_detector --compare-fp32 --pt /nonexistent   # int8 vs fp32 files
 
 Rows: ``full frame`` (the localiser on the whole frame in one pass — or on tiles for a
 model of fixed input size —, every index read and grouped), ``full frame, localiser
 only``, ``one pile region`` (a 160×200 px box around one card, the tracker's
 region-of-interest mode), and Ultralytics predicting the same frames whole (imgsz 1280;
-and as the same tiles for a tiled model).
+and as the same tiles for a tiled model). The first line names the model files loaded (an
+``NAME.int8.onnx`` where there is one); ``--compare-fp32`` adds full-frame and pile-region
+rows for the default files and for all-fp32 files, timed frame by frame alternating.
 """
 
 from __future__ import annotations
@@ -57,6 +60,12 @@ def frames(count: int, seed: int) -> tuple[list[np.ndarray], list[tuple[int, int
     return images, regions
 
 
+def model_files(detector: CardDetector) -> list[str]:
+    """The files the detector's sessions were loaded from (an int8 file where there is)."""
+    parts = [detector.localiser, detector.classifier, detector.face_reader]
+    return [Path(p.session._model_path).name for p in parts if p is not None]
+
+
 def _torch_threads() -> str:
     try:
         import torch
@@ -74,6 +83,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--compare-fp32", action="store_true",
+                        help="also time the same models all in float (no NAME.int8.onnx), "
+                        "frame by frame alternating with the default ones")
     parser.add_argument("--compare-index-conf", type=float, default=None,
                         help="also time full frames with this localiser threshold for index "
                         "boxes (the first model cards: 0.3)")
@@ -86,6 +98,28 @@ def main(argv: list[str] | None = None) -> None:
     def each(fn: Callable[[int], object]) -> list[float]:
         return [t for i in range(len(images)) for t in timed(lambda i=i: fn(i), args.repeat)]
 
+    print("models: " + ", ".join(model_files(detector)))
+    if args.compare_fp32:
+        from vision import identify
+
+        default, identify.PRECISION = identify.PRECISION, "fp32"
+        try:
+            floats = CardDetector.load(args.models, threads=args.threads)
+        finally:
+            identify.PRECISION = default
+        floats.scale = 1.0
+        both: dict[str, list[float]] = {"default": [], "fp32": []}
+        region_times: dict[str, list[float]] = {"default": [], "fp32": []}
+        for i in range(len(images)):  # alternating, so that both see the same load
+            for name, det in (("default", detector), ("fp32", floats)):
+                both[name] += timed(lambda det=det, i=i: det(images[i]), args.repeat)
+                region_times[name] += timed(
+                    lambda det=det, i=i: det(images[i], regions=[regions[i]]), args.repeat)
+        rows.append(("full frame, all models fp32 (alternating)", both["fp32"]))
+        rows.append(("full frame, default models (alternating)", both["default"]))
+        rows.append(("one pile region, all models fp32 (alternating)", region_times["fp32"]))
+        rows.append(("one pile region, default models (alternating)",
+                     region_times["default"]))
     rows.append(("full frame (CardDetector)", each(lambda i: detector(images[i]))))
     if args.compare_index_conf is not None:
         default = detector.index_conf
