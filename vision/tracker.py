@@ -886,6 +886,9 @@ class Tracker:
                 if table.is_legal(action) is not True:
                     continue  # only a legal placement may hide the card under it
                 evidence["hidden_under"] = exp[-1]
+            if kind == "lake" and self._ace_under_misplaced(action, t, st.stable_frame,
+                                                            evidence):
+                return True
             if self._commit(action, t, st.stable_frame, frames=frames, evidence=evidence):
                 if kind == "lake" and dest not in self.lake_map:
                     self.lake_map[dest] = int(action.dst.split(":")[1])  # type: ignore[union-attr]
@@ -1019,6 +1022,14 @@ class Tracker:
             if fresh is None:
                 return False
             t = top.t_ms if abs(left - top_left) <= 150 else max(fresh.now, top.t_ms - 1)
+        return self._insert_at(r, fresh, move, t, frame, evidence,
+                               f"an identical {move.card} lay under it")
+
+    def _insert_at(self, r: int, fresh: Table, move: Move, t: int, frame: int,
+                   evidence: dict[str, Any], why: str) -> bool:
+        """Put ``move`` (marked inferred) before record ``r``: ``fresh`` is the engine
+        rebuilt up to it; the later records are replayed on it, and the flags the replay
+        newly raises are announced with ``why``."""
         tail = self.records[r:]
         replayed: list[list[Flag]] = []
         try:
@@ -1027,7 +1038,7 @@ class Tracker:
                 replayed.append(fresh.push(rec.action, rec.t_ms))
         except (ImpossibleAction, OrderError, ValueError):
             return False
-        self.table = table = fresh
+        self.table = fresh
         owner = self._owner(move)
         self.known.add((owner, move.card))
         self.named.add((owner, move.card))
@@ -1045,10 +1056,44 @@ class Tracker:
                 if (fl.rule, fl.seat, fl.card) not in was:
                     self.events.append({**fl.to_event(), "frame": old.frame,
                                         "frames": list(old.frames),
-                                        "evidence": {**old.evidence, "why": "an identical "
-                                                     f"{move.card} lay under it"}})
+                                        "evidence": {**old.evidence, "why": why}})
             old.flags = new
         return True
+
+    def _ace_under_misplaced(self, action: Action, t: float, frame: int,
+                             evidence: dict[str, Any]) -> bool:
+        """An Ace that shows on a pile once the card that seemed to start it (flagged: it
+        cannot start a pile) is taken off: the Ace lay under it, covered at once. Put the
+        Ace's move before that card's, so the card becomes a misplacement on the Ace."""
+        table = self.table
+        assert table is not None
+        if not isinstance(action, Move) or not action.dst.startswith("lake:") or \
+                action.card not in ALL_CODES or Card.parse(action.card).rank != 1:
+            return False
+        j = int(action.dst.split(":")[1])
+        if j >= len(table.lake):
+            return False
+        pls = table.lake[j].placements
+        if len(pls) != 1 or pls[0].counts:
+            return False
+        r = next((i for i in range(len(self.records) - 1, -1, -1)
+                  if isinstance(self.records[i].action, Move)
+                  and self.records[i].action.dst == action.dst), None)
+        if r is None:
+            return False
+        left = self.seen_at.get((self._obs_place_of(action.src), action.card))
+        if left is None or left >= self.records[r].t_ms:
+            return False  # it left its place after that card landed: it lies on it
+        fresh = self._rebuilt(self.records[:r])
+        if fresh is None:
+            return False
+        when = max(fresh.now, self.records[r].t_ms - 1)
+        if when > t:
+            return False
+        return self._insert_at(r, fresh, action, when, frame,
+                               {**evidence, "why": f"{action.card} showed when "
+                                                   f"{pls[0].card.code} left the pile"},
+                               f"{action.card} lay under it")
 
     def _rebuilt(self, records: list[_Record]) -> Table | None:
         """A fresh engine from the deal hypothesis with ``records`` replayed, or None when
@@ -1429,6 +1474,8 @@ class Tracker:
                 top = seen[-1]
                 if waste and top == waste[-1]:
                     continue  # the same top: lower fan cards are reveals
+                if self._retract_under(seat, seen, waste, wst):
+                    return True
                 if top in waste[:-1] and not waited:
                     continue  # the top left: a departure, wait for where it went
                 if any(s[0] != wname and not s[3] and s[2] == seat
@@ -1460,6 +1507,35 @@ class Tracker:
                 if recycles:
                     self.last_recycle_t[seat] = wst.stable_t
                 return True
+        return False
+
+    def _retract_under(self, seat: int, seen: tuple[str, ...], waste: list[str],
+                       wst: _PlaceState) -> bool:
+        """A misplaced card of the seat taken back from the lake onto its waste, then
+        covered by a draw before the waste settled: the fan shows it under the new top.
+        Commit the take-back first (timed when the pile changed), so the draw lands on it."""
+        table = self.table
+        assert table is not None
+        wname = f"seat{seat}:waste"
+        for under in reversed(seen[:-1]):
+            if under in waste:
+                continue
+            spots = [sp for sp in self._free_spots(under, wname)
+                     if sp[3] and sp[2] == seat and self._departed(sp[0], under) == 3]
+            if len(spots) != 1:
+                continue
+            src = spots[0][0]
+            lake = self._obs_place_of(src)
+            lst = self.states.get(lake)
+            j = self.lake_map.get(lake)
+            pls = table.lake[j].placements if j is not None and j < len(table.lake) else []
+            if lst is None or lst.stable_t > wst.stable_t or not pls or \
+                    pls[-1].card.code != under:
+                continue  # it must still be the pile's top (nothing landed on it since)
+            t = int(min(max(lst.stable_t, table.now), wst.stable_t))
+            return self._commit(Retract(seat, under, src, wname), t, wst.stable_frame,
+                                evidence={"why": f"{under} shows under the waste's new top "
+                                                 f"{seen[-1]}, gone from {src}"})
         return False
 
     def _draw_budget(self, seat: int, t: float) -> int:

@@ -650,3 +650,32 @@ def test_a_nertz_card_played_unseen_on_one_of_two_identical_piles_goes_where_the
     assert tr.nertz_counts()[2] == 11
     two = next(e for e in events if e["type"] == "move" and e["card"] == "2S" and e["seat"] == 2)
     assert two["to"] == f"lake:{tr.lake_map['lake:0']}"  # the arm was over it last
+
+
+def test_an_ace_under_a_misplaced_card_shows_when_it_is_taken_back_then_a_draw_covers_it():
+    # seat 1 plays AS from its waste and seat 0 lays its waste's 8D on it at once (only 8D
+    # is seen: it seems to start a pile). Seat 0 takes 8D back onto its waste and draws
+    # 5D on it before the waste settles: AS was under 8D (a misplacement, taken back),
+    # and the take-back comes before the draw
+    tr = Tracker(HouseRules(draw=1), 2)
+    base = _table({0: "5C", 1: "6H"})
+    script = [
+        (base, 3, None),
+        ({**base, "seat0:waste": ["8D"]}, 4, None),
+        ({**base, "seat0:waste": ["8D"]}, 4, None),
+    ({**base, "seat1:waste": ["AS"], "seat0:waste": ["8D"]}, 4, None),
+        ({**base, "seat0:waste": ["8D"]}, 1, {"lake:0": 0.6}),
+        ({**base}, 1, {"lake:0": 0.6}),
+        ({**base, "lake:0": ["8D"]}, 6, None),
+        ({**base, "lake:0": ["8D"]}, 2, {"lake:0": 0.6}),
+        ({**base, "lake:0": ["AS"]}, 3, None),
+        ({**base, "lake:0": ["AS"], "seat0:waste": ["8D", "5D"]}, 40, None)]
+    _play_covered(tr, script)
+    acts = {(e["type"], e.get("seat"), e.get("card"), e.get("from")): e["t_ms"]
+            for e in tr.log() if e["type"] in ("move", "retract", "draw")}
+    assert acts[("move", 1, "AS", "seat1:waste")] < acts[("move", 0, "8D", "seat0:waste")]
+    pile = next(e["to"] for e in tr.log() if e["type"] == "move" and e["card"] == "AS")
+    assert acts[("retract", 0, "8D", pile)] < acts[("draw", 0, None, None)]  # the last draw
+    assert [(f["seat"], f["rule"], f["card"], f["corrected"]) for f in tr.flags()] == [
+        (0, "foundation_suit", "8D", True)]
+    assert [c.code for c in tr.table.layouts[0].waste][-2:] == ["8D", "5D"]
