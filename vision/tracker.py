@@ -72,6 +72,7 @@ class _PlaceState:
     box: tuple[float, float, float, float] | None = None  # where its cards were last seen
     first: dict[str, float] = field(default_factory=dict)  # tops glimpsed since the commit
     glimpsed: dict[str, float] = field(default_factory=dict)  # those before the last commit
+    empty_t: float = -1.0  # when it was last committed empty
     doubt: tuple[tuple[str, ...], float] | None = None  # a doubtful view and since when
 
 
@@ -461,6 +462,8 @@ class Tracker:
                 st.stable_t = min(st.top_t, st.cand_t, max(first, st.stable_t)) \
                     if fresh_top else st.cand_t
                 st.glimpsed, st.first = st.first, {}
+                if not st.stable:
+                    st.empty_t = float(obs.t_ms)
                 changed = True
         return changed
 
@@ -609,20 +612,30 @@ class Tracker:
     def _reconcile(self, final: bool = False) -> None:
         self._pass = []
         for _ in range(64):
-            if not (self._hidden_stacks(final, self._urgent_nertz_tops())
+            if not (self._hidden_stacks(final, self._urgent_tops())
                     or self._arrivals(final) or self._reveals() or self._stock_waste(final)
                     or self._hidden_stacks(final)):
                 break
 
-    def _urgent_nertz_tops(self) -> set[tuple[str, str]]:
+    def _urgent_tops(self) -> set[tuple[str, str]]:
         """Nertz tops that left unseen (the pile shows another card now) while the card
-        that showed after them has already landed somewhere: their own landing must be
+        that showed after them has already landed somewhere, and column tops that left
+        unseen while another card has landed on that column: their own landing must be
         explained first (on an identical card: :meth:`_hidden_stacks`), without waiting for
-        the pile to settle, or the next card is taken for a card of the waste."""
+        the place to settle, or the next card is taken for a card of the waste (or cannot
+        land on the column at all)."""
         table = self.table
         out: set[tuple[str, str]] = set()
         if table is None:
             return out
+        for name, st in self.states.items():
+            if self._kind(name) != "river" or not st.stable or st.covered or \
+                    not self._dirty(name) or len(st.stable) != 1 or st.empty_t < 0:
+                continue
+            exp = self._expected(name)
+            if len(exp) == 1 and exp[0] != st.stable[0] and \
+                    self.seen_at.get((name, exp[0]), 0.0) < st.empty_t:
+                out.add((name, exp[0]))  # seen emptied, then another card laid there
         landed = [(name, st.stable[-1]) for name, st in self.states.items()
                   if st.stable and self._kind(name) in ("lake", "river") and self._dirty(name)]
         if not landed:

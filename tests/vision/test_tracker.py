@@ -679,3 +679,25 @@ def test_an_ace_under_a_misplaced_card_shows_when_it_is_taken_back_then_a_draw_c
     assert [(f["seat"], f["rule"], f["card"], f["corrected"]) for f in tr.flags()] == [
         (0, "foundation_suit", "8D", True)]
     assert [c.code for c in tr.table.layouts[0].waste][-2:] == ["8D", "5D"]
+
+
+def test_a_column_card_laid_unseen_on_an_identical_card_frees_the_column_at_once():
+    # seat 1's 2S goes from its column onto seat 0's 2S (the pile looks the same) and the
+    # column shows empty; seat 1 lays its nertz 5D there and plays its next nertz card AH
+    # at once: all three are seat 1's moves from where they were, and its nertz count is 11
+    def table(n0: str, n1: str, r3: list[str], lake: dict[str, list[str]]
+              ) -> dict[str, list[str]]:
+        return _table({0: n0, 1: n1}, {"seat1:river3": r3, **lake})
+
+    tr = Tracker(HouseRules(), 2)
+    events = _play(tr, [
+        (table("AS", "5D", ["2S"], {}), 3, None),
+        (table("2S", "5D", ["2S"], {"lake:0": ["AS"]}), 4, None),
+        (table("7D", "5D", ["2S"], {"lake:0": ["2S"]}), 5, None),
+        (table("7D", "5D", [], {"lake:0": ["2S"]}), 15, None),
+        (table("7D", "AH", ["5D"], {"lake:0": ["2S"]}), 3, None),
+        (table("7D", "9C", ["5D"], {"lake:0": ["2S"], "lake:1": ["AH"]}), 40, None)])
+    moves = [(m[0], m[1], m[2]) for m in _moves(events)]
+    assert {(1, "2S", "seat1:river3"), (1, "5D", "seat1:nertz"),
+            (1, "AH", "seat1:nertz")} <= set(moves)
+    assert tr.nertz_counts()[1] == 11
