@@ -129,6 +129,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                    help="only the incremental row (no every-frame rows)")
     p.add_argument("--background", action="store_true",
                    help="the gate's region reads on its worker thread (background=True)")
+    p.add_argument("--settle-ms", type=float, default=None,
+                   help="the gate's settle_ms (default: the observer's)")
     args = p.parse_args(argv)
 
     from referee.replay import pipeline_observer, replay_video
@@ -138,7 +140,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     print(f"video {video} ({time.perf_counter() - t0:.0f} s to render or find)", flush=True)
     rows: dict[str, Any] = {}
 
-    gate = {"background": True} if args.background else {}
+    gate: dict[str, Any] = {"background": True} if args.background else {}
+    if args.settle_ms is not None:
+        gate["settle_ms"] = args.settle_ms
     obs = pipeline_observer(profile, full_every_ms=1000.0 * args.full_every,
                             observe_fps=args.observe_fps, **gate)
     prof = cProfile.Profile() if args.profile else None
