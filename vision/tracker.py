@@ -776,6 +776,17 @@ class Tracker:
             pls = self.table.lake[int(engine_place.split(":")[1])].placements
             if len(pls) > 1 and pls[-2].card.code == code:
                 return 2  # an identical card lies under it: its leaving cannot show
+        if st.covered and self._kind(name) == "nertz" and self.table is not None:
+            # under a hand, the pile has shown another top since the card was last seen:
+            # one of the seat's hidden cards (not a card in flight over it)
+            last = self.seen_at.get((name, code), float("inf"))
+            seat = Place.parse(name).seat
+            assert seat is not None
+            for c, g in st.first.items():
+                where = self.table.where(c, seat) if c in ALL_CODES else None
+                if c != code and g > last and where is not None and \
+                        where.kind in ("nertz", "stock", "waste") and (seat, c) not in self.known:
+                    return 3
         return 2 if st.covered else 1
 
     def _arrivals(self, final: bool) -> bool:
@@ -788,8 +799,8 @@ class Tracker:
             seen = st.stable or ()
             exp = self._expected(dest)
             kind = self._kind(dest)
-            if not seen:
-                continue
+            if not seen or kind == "nertz" and st.covered:
+                continue  # (a card taken back onto a nertz pile shows once the hand goes)
             under = hides_top = False
             if kind == "river":
                 if self.rules.slide_under and exp and len(seen) == len(exp) + 1 \

@@ -701,3 +701,26 @@ def test_a_column_card_laid_unseen_on_an_identical_card_frees_the_column_at_once
     assert {(1, "2S", "seat1:river3"), (1, "5D", "seat1:nertz"),
             (1, "AH", "seat1:nertz")} <= set(moves)
     assert tr.nertz_counts()[1] == 11
+
+
+def test_a_nertz_card_glimpsed_under_a_hand_means_the_top_under_it_left():
+    # seat 0's hand stays over its nertz pile: QH goes to a column, the next card 2S shows
+    # for a moment under the hand and goes to the spade pile; the pile is never seen
+    # uncovered. QH and 2S are both nertz moves (2S is not a card of seat 1's waste)
+    tr = Tracker(HouseRules(), 2)
+    cover = {"seat0:nertz": 0.6}
+    base = {"lake:0": ["AS"]}
+    events = _play_covered(tr, [
+        (_table({0: "AS", 1: "6H"}), 3, None),
+        (_table({0: "QH", 1: "6H"}, base), 5, None),
+        (_table({0: "QH", 1: "6H"}, base), 2, cover),
+        (_table({0: "2S", 1: "6H"}, {**base, "seat0:river0": ["KS", "QH"]}), 1, cover),
+        (_table({0: "2S", 1: "6H"}, {**base, "seat0:river0": ["KS", "QH"]}), 3, {
+            **cover, "lake:0": 0.6}),
+        (_table({0: "9H", 1: "6H"}, {"lake:0": ["2S"], "seat0:river0": ["KS", "QH"]}), 3,
+         cover),
+        (_table({0: "9H", 1: "6H"}, {"lake:0": ["2S"], "seat0:river0": ["KS", "QH"]}), 40,
+         None)])
+    moves = [(m[0], m[1], m[2]) for m in _moves(events)]
+    assert (0, "QH", "seat0:nertz") in moves and (0, "2S", "seat0:nertz") in moves
+    assert tr.nertz_counts() == [10, 13]
