@@ -75,11 +75,15 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--flags", action="store_true", help="also flag differences")
     p.add_argument("--full", action="store_true",
                    help="the real path's kept observations (*.observations.pkl)")
+    p.add_argument("--incremental", action="store_true",
+                   help="with --full: the change-gated detector's observations "
+                   "(*.incremental.observations.pkl, eval_replay --incremental)")
     args = p.parse_args(argv)
+    kept = ".incremental.observations.pkl" if args.incremental else ".observations.pkl"
     newest: dict[int, Path] = {}
     pattern = "r*fps.jsonl" if args.full else "r*-labels.jsonl"
     for q in sorted(args.cache.glob(pattern), key=lambda q: q.stat().st_mtime):
-        if (q.with_suffix(".observations.pkl").exists() if args.full else
+        if (q.with_suffix(kept).exists() if args.full else
                 q.with_name(q.name.replace("-labels.jsonl", "-labels.labels.jsonl")).exists()):
             newest[int(q.name[1:].split("-")[0])] = q
     for _i, log in sorted(newest.items()):
@@ -88,7 +92,7 @@ def main(argv: list[str] | None = None) -> None:
             continue
         labels = log.with_name(log.name.replace("-labels.jsonl", "-labels.labels.jsonl"))
         if args.full:
-            truth, tracker = run(log, labels, log.with_suffix(".observations.pkl"))
+            truth, tracker = run(log, labels, log.with_suffix(kept))
         elif not labels.exists():
             continue
         else:

@@ -140,8 +140,7 @@ class Tracker:
         self.seen_deal: list[dict[str, Any]] = []
         self._deal_lists: list[dict[str, list[str]]] = []
         self._pending_calls: list[tuple[int, float]] = []
-        self._deal_cand: tuple[Any, ...] | None = None
-        self._deal_n = 0
+        self._deal_reads: dict[str, tuple[str | None, int]] = {}  # place -> (read, frames)
         self.frame = -1
         self.t_ms = 0.0
         self.finished = False
@@ -303,34 +302,33 @@ class Tracker:
 
     # --- the deal -----------------------------------------------------------------------
     def _try_deal(self, obs: Observation) -> None:
+        """The deal: every seat's nertz top and river cards, each read alike on
+        :attr:`min_frames` uncovered frames in a row. A place read so keeps its read while
+        a hand covers it or the detector misses it, so the deal need not show whole in one
+        frame (a hand over one seat, a card the reader gets only now and then)."""
         cols = self.rules.river_columns
+        for k in range(self.seats):
+            for name in (f"seat{k}:nertz", *(f"seat{k}:river{i}" for i in range(cols))):
+                v = obs.places.get(name)
+                if v is None or v.covered > self.cover_limit or not v.cards:
+                    continue
+                top = v.cards[-1]
+                ok = top.face_up and (name.endswith(":nertz") or len(v.cards) == 1)
+                code = top.code if ok else None
+                prev = self._deal_reads.get(name)
+                n = prev[1] + 1 if prev is not None and prev[0] == code else 1
+                self._deal_reads[name] = (code, n)
         seen: list[tuple[str, tuple[str, ...]]] = []
         for k in range(self.seats):
-            nz = obs.places.get(f"seat{k}:nertz")
-            if nz is None or nz.covered > self.cover_limit or not nz.cards or \
-                    not nz.cards[-1].face_up:
-                self._deal_n = 0
+            names = (f"seat{k}:nertz", *(f"seat{k}:river{i}" for i in range(cols)))
+            reads = [self._deal_reads.get(name) for name in names]
+            if any(r is None or r[0] is None or r[1] < self.min_frames for r in reads):
                 return
-            river = []
-            for i in range(cols):
-                v = obs.places.get(f"seat{k}:river{i}")
-                if v is None or v.covered > self.cover_limit or len(v.cards) != 1 \
-                        or not v.cards[0].face_up:
-                    self._deal_n = 0
-                    return
-                river.append(v.cards[0].code)
-            codes = [nz.cards[-1].code, *river]
+            codes = [r[0] for r in reads if r is not None and r[0] is not None]
             if len(set(codes)) != len(codes):
-                self._deal_n = 0
                 return
-            seen.append((nz.cards[-1].code, tuple(river)))
+            seen.append((codes[0], tuple(codes[1:])))
         cand = tuple(seen)
-        if cand == self._deal_cand:
-            self._deal_n += 1
-        else:
-            self._deal_cand, self._deal_n = cand, 1
-        if self._deal_n < self.min_frames:
-            return
         layouts = []
         for k, (top, river) in enumerate(cand):
             rest = [c for c in self._deck() if c != top and c not in river]

@@ -724,3 +724,17 @@ def test_a_nertz_card_glimpsed_under_a_hand_means_the_top_under_it_left():
     moves = [(m[0], m[1], m[2]) for m in _moves(events)]
     assert (0, "QH", "seat0:nertz") in moves and (0, "2S", "seat0:nertz") in moves
     assert tr.nertz_counts() == [10, 13]
+
+
+def test_a_deal_never_seen_whole_in_one_frame_is_still_found():
+    # the reader misses one card in every frame, a different one each time (a hand, a
+    # hard read): each place read alike twice in a row is enough for the deal
+    full = _table({0: "AS", 1: "5D"})
+    a = {k: v for k, v in full.items() if k != "seat1:river2"}
+    b = {k: v for k, v in full.items() if k != "seat0:river1"}
+    tr = Tracker(HouseRules(), 2)
+    events = _feed(tr, [a, b] * 4, repeat=2)
+    events += _feed(tr, [_table({0: "8H", 1: "5D"}, {"lake:0": ["AS"]})], repeat=8)
+    assert tr.dealt
+    assert [d["river"] for d in tr.seen_deal] == [RIVER[0], RIVER[1]]
+    assert _moves(events) == [(0, "AS", "seat0:nertz", "lake:0")]
