@@ -141,7 +141,10 @@ def _thumb(image: np.ndarray, width: int = 480) -> np.ndarray:
     h, w = image.shape[:2]
     if w <= width:
         return image.copy()
-    return cv2.resize(image, (width, int(round(h * width / w))), interpolation=cv2.INTER_AREA)
+    while w >= 2 * width:  # halve by a Gaussian pyramid step: ~3x cheaper than INTER_AREA
+        image = cv2.pyrDown(image)
+        h, w = image.shape[:2]
+    return cv2.resize(image, (width, int(round(h * width / w))), interpolation=cv2.INTER_LINEAR)
 
 
 def replay_video(video: str | Path, out_dir: str | Path, observer: Observer, rules: HouseRules,
