@@ -1084,9 +1084,9 @@ class Tracker:
 
     def _ace_under_misplaced(self, action: Action, t: float, frame: int,
                              evidence: dict[str, Any]) -> bool:
-        """An Ace that shows on a pile once the card that seemed to start it (flagged: it
-        cannot start a pile) is taken off: the Ace lay under it, covered at once. Put the
-        Ace's move before that card's, so the card becomes a misplacement on the Ace."""
+        """An Ace that shows on a pile once the card(s) that seemed to start it (flagged: a
+        card cannot start a pile) are taken off: the Ace lay under them, covered at once.
+        Put the Ace's move before the first of them, so they become misplacements on it."""
         table = self.table
         assert table is not None
         if not isinstance(action, Move) or not action.dst.startswith("lake:") or \
@@ -1096,9 +1096,9 @@ class Tracker:
         if j >= len(table.lake):
             return False
         pls = table.lake[j].placements
-        if len(pls) != 1 or pls[0].counts:
-            return False
-        r = next((i for i in range(len(self.records) - 1, -1, -1)
+        if not pls or any(pl.counts for pl in pls):
+            return False  # (only misplaced cards lie there: the Ace may be under them all)
+        r = next((i for i in range(len(self.records))
                   if isinstance(self.records[i].action, Move)
                   and self.records[i].action.dst == action.dst), None)
         if r is None:
