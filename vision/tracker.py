@@ -808,10 +808,15 @@ class Tracker:
                         and seen[len(exp) - 1] != exp[-1] and _covered_run(exp, seen):
                     # a card laid on the column so that the old top's index is hidden
                     run, hides_top = seen[len(exp) - 1:], True
-                elif seen[:len(exp)] != exp or len(seen) <= len(exp):
-                    continue
                 else:
-                    run = seen[len(exp):]
+                    # the column's cards, then the new ones; its lowest one or two may be
+                    # hidden (a fan running under another card), not its old top
+                    k = next((k for k in range(min(2, max(len(exp) - 1, 0)) + 1)
+                              if seen[:len(exp) - k] == exp[k:]
+                              and len(seen) > len(exp) - k), None)
+                    if k is None:
+                        continue
+                    run = seen[len(exp) - k:]
             else:
                 run = (seen[-1],)
                 if exp and exp[-1] == seen[-1]:

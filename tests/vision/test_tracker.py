@@ -738,3 +738,14 @@ def test_a_deal_never_seen_whole_in_one_frame_is_still_found():
     assert tr.dealt
     assert [d["river"] for d in tr.seen_deal] == [RIVER[0], RIVER[1]]
     assert _moves(events) == [(0, "AS", "seat0:nertz", "lake:0")]
+
+
+def test_a_card_laid_on_a_column_whose_base_card_is_hidden_is_one_move():
+    # the column's fan runs under something: its base KS is no longer seen when JC lands
+    tr = Tracker(HouseRules(), 2)
+    events = _feed(tr, [_table({0: "QH", 1: "5D"}),
+                        _table({0: "JC", 1: "5D"}, {"seat0:river0": ["KS", "QH"]}),
+                        _table({0: "8D", 1: "5D"}, {"seat0:river0": ["QH", "JC"]})], repeat=4)
+    assert _moves(events) == [(0, "QH", "seat0:nertz", "seat0:river0"),
+                              (0, "JC", "seat0:nertz", "seat0:river0")]
+    assert tr.nertz_counts() == [11, 13]
