@@ -674,6 +674,9 @@ class Tracker:
             if where.is_lake:
                 pls = table.lake[where.index].placements  # type: ignore[index]
                 if pls and pls[-1].card.code == code and pls[-1].card.owner == seat:
+                    if pls[-1].counts and dest.endswith(":nertz"):
+                        continue  # a card that counts taken back onto a nertz pile: far
+                        # likelier the pile's own next card, and the lake card another's
                     out.append((src, 1, pls[-1].seat, True))
                 else:
                     # a misplaced card taken back from under a card laid on it later
