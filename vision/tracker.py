@@ -908,7 +908,7 @@ class Tracker:
                                         dest=dest)
                 if n == 1:
                     src = self._via_column(seat, code, src, dest, t, evidence)
-                mover = self._mover(seat, src, code, t)
+                mover = self._mover(seat, src, code, t, dest)
                 if mover != seat:
                     evidence["arm_of"] = f"seat{mover}"
                 action = Move(mover, code, src, dst, n, under=under)
@@ -1137,21 +1137,18 @@ class Tracker:
             return None
         return table
 
-    def _mover(self, owner: int, src: str, code: str, t: float) -> int:
+    def _mover(self, owner: int, src: str, code: str, t: float, dest: str = "") -> int:
         """Who took a card from ``owner``'s layout: the owner, unless only another seat's
         arm was over the source place between the card's last sighting there and its
-        landing (a card taken from another seat's layout)."""
+        landing (a card taken from another seat's layout). A card moved within its
+        owner's layout is the owner's move."""
         st = self.states.get(self._obs_place_of(src))
-        if st is None or not src.startswith("seat"):
+        if st is None or not src.startswith("seat") or dest.startswith(f"seat{owner}:"):
             return owner
         left = self.seen_at.get((self._obs_place_of(src), code), t)
         seats = set(self._arms_over(st.box, left - 200, t + 1))
         if owner in seats or len(seats) != 1:
             return owner
-        prefix = f"seat{owner}:"
-        if any(owner in self._arms_over(ps.box, left - 300, t + 1)
-               for name, ps in self.states.items() if name.startswith(prefix)):
-            return owner  # the owner's arm was in its own layout then: its own move
         return seats.pop()
 
     def _via_column(self, seat: int, code: str, src: str, dest: str, t: float,

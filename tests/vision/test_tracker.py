@@ -749,3 +749,34 @@ def test_a_card_laid_on_a_column_whose_base_card_is_hidden_is_one_move():
     assert _moves(events) == [(0, "QH", "seat0:nertz", "seat0:river0"),
                               (0, "JC", "seat0:nertz", "seat0:river0")]
     assert tr.nertz_counts() == [11, 13]
+
+
+def _boxed(n: int, places: dict[str, list[str]], boxes: dict[str, tuple[float, ...]],
+           arms: list[tuple[tuple[float, ...], int]]) -> Observation:
+    """An observation whose places lie at their own ``boxes`` (default BOX), with arms."""
+    views = {p: PlaceView(p, [SeenCard(c, boxes.get(p, BOX)) for c in codes], 0.0)
+             for p, codes in places.items() if codes}
+    obs = Observation(n, n * 100.0, views)
+    obs.hands, obs.hand_seats = [b for b, _s in arms], [s for _b, s in arms]
+    return obs
+
+
+def test_a_card_taken_by_another_seats_arm_while_the_owner_works_elsewhere_is_not_yours():
+    # seat 1's arm alone is over seat 0's nertz pile when its AH leaves (seat 0's own arm
+    # is over its river): seat 1 played it; but a card moved within seat 0's layout under
+    # the same arms is seat 0's own move
+    boxes = {"seat0:nertz": (0.0, 0.0, 10.0, 14.0), "seat0:river0": (20.0, 0.0, 30.0, 14.0),
+             "seat0:river2": (40.0, 0.0, 50.0, 14.0), "lake:0": (100.0, 100.0, 110.0, 114.0)}
+    arms = [(boxes["seat0:nertz"], 1), (boxes["seat0:river0"], 0)]
+    for top, after, dest, mover in (("AH", {"lake:0": ["AH"]}, "lake:0", 1),
+                                    ("8H", {"seat0:river2": ["9C", "8H"]}, "seat0:river2", 0)):
+        tr = Tracker(HouseRules(), 2)
+        script = [(_table({0: top, 1: "5D"}), 3, []), (_table({0: "5C", 1: "5D"}), 2, arms),
+                  (_table({0: "5C", 1: "5D"}, after), 8, [])]
+        events, n = [], 0
+        for places, repeat, hands in script:
+            for _ in range(repeat):
+                events += tr.update(_boxed(n, places, boxes, hands))
+                n += 1
+        assert _moves(events) == [(mover, top, "seat0:nertz", dest)]
+        assert [f["rule"] for f in tr.flags()] == (["not_your_card"] if mover == 1 else [])
