@@ -1137,6 +1137,10 @@ class Tracker:
             return None
         return table
 
+    #: how long after a card was last seen in its place the hand that took it is still over
+    #: the place
+    TAKE_MS = 700.0
+
     def _mover(self, owner: int, src: str, code: str, t: float, dest: str = "") -> int:
         """Who took a card from ``owner``'s layout: the owner, unless only another seat's
         arm was over the source place between the card's last sighting there and its
@@ -1146,7 +1150,8 @@ class Tracker:
         if st is None or not src.startswith("seat") or dest.startswith(f"seat{owner}:"):
             return owner
         left = self.seen_at.get((self._obs_place_of(src), code), t)
-        seats = set(self._arms_over(st.box, left - 200, t + 1))
+        # the arms over it as the card left (not the owner's coming back after)
+        seats = set(self._arms_over(st.box, left - 200, min(t + 1, left + self.TAKE_MS)))
         if owner in seats or len(seats) != 1:
             return owner
         return seats.pop()
