@@ -1055,8 +1055,8 @@ class Tracker:
         return self._insert_at(r, fresh, move, t, frame, evidence,
                                f"an identical {move.card} lay under it")
 
-    def _insert_at(self, r: int, fresh: Table, move: Move, t: int, frame: int,
-                   evidence: dict[str, Any], why: str) -> bool:
+    def _insert_at(self, r: int, fresh: Table, move: Action, t: int, frame: int,
+                   evidence: dict[str, Any], why: str, inferred: bool = True) -> bool:
         """Put ``move`` (marked inferred) before record ``r``: ``fresh`` is the engine
         rebuilt up to it; the later records are replayed on it, and the flags the replay
         newly raises are announced with ``why``."""
@@ -1069,14 +1069,19 @@ class Tracker:
         except (ImpossibleAction, OrderError, ValueError):
             return False
         self.table = fresh
-        owner = self._owner(move)
-        self.known.add((owner, move.card))
-        self.named.add((owner, move.card))
+        if isinstance(move, Move | Retract):
+            owner = self._owner(move)
+            self.known.add((owner, move.card))
+            self.named.add((owner, move.card))
         self._pass.append(move)
-        rec = _Record(move, t, frame, (frame, frame), True, evidence, None, flags)
+        rec = _Record(move, t, frame, (frame, frame), inferred, evidence, None, flags)
         self.records.insert(r, rec)
         ev = action_to_event(move, t)
-        ev.update(frame=frame, inferred=True)
+        ev.update(frame=frame)
+        if inferred:
+            ev["inferred"] = True
+        if isinstance(move, Call):
+            ev["valid"] = not flags
         self.events.append(ev)
         for fl in flags:
             self.events.append({**fl.to_event(), "frame": frame, "evidence": evidence})
@@ -1750,6 +1755,9 @@ class Tracker:
         dst = Place.parse(action.dst)
         return dst.seat if dst.seat is not None else action.seat
 
+    #: how much later than a call a move may be timed and still count as made before it
+    CALL_SLACK_MS = 300.0
+
     def _apply_calls(self, until: float) -> None:
         while self._pending_calls and self._pending_calls[0][1] <= until:
             seat, t = self._pending_calls.pop(0)
@@ -1763,7 +1771,17 @@ class Tracker:
                 evidence["camera"] = "nertz pile seen empty"
                 evidence["why"] = (f"the camera saw seat{seat}'s nertz pile empty at the call, "
                                    f"while the tracker counts {left} card(s) in it: review")
-            self._commit(Call(seat), t, self.frame, evidence=evidence)
+            # moves already decided after the call's time come after it (and may break
+            # the end of the round): put the call in its place and replay them
+            # (a move is timed by the first frame that shows it settled: up to a few
+            # frames late, so those within CALL_SLACK_MS of the call stay before it)
+            r = next((i for i, rec in enumerate(self.records)
+                      if rec.t_ms > t + self.CALL_SLACK_MS), None)
+            fresh = self._rebuilt(self.records[:r]) if r is not None else None
+            if fresh is None or not self._insert_at(
+                    r, fresh, Call(seat), max(int(t), fresh.now), self.frame, evidence,
+                    "it came after the call", inferred=False):
+                self._commit(Call(seat), t, self.frame, evidence=evidence)
 
 
 def _in_order(part: tuple[str, ...], whole: tuple[str, ...]) -> bool:

@@ -780,3 +780,37 @@ def test_a_card_taken_by_another_seats_arm_while_the_owner_works_elsewhere_is_no
                 n += 1
         assert _moves(events) == [(mover, top, "seat0:nertz", dest)]
         assert [f["rule"] for f in tr.flags()] == (["not_your_card"] if mover == 1 else [])
+
+
+def test_a_move_seen_after_a_call_but_decided_before_it_is_applied_is_after_the_round():
+    # seat 0 plays its whole nertz pile (the spades, Ace to King) and calls; seat 1 lays AD
+    # on the lake a second later, which the tracker settles before it applies the call:
+    # the call still ends the round at its own time, and AD is flagged round_over
+    spades = ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "QS", "KS"]
+    river0 = {"seat0:river0": ["KH"]}
+    frames = [_table({0: "AS", 1: "AD"}, river0)]
+    for i, card in enumerate(spades):
+        places = _table({0: spades[i + 1] if i + 1 < 13 else "AS", 1: "AD"},
+                        {**river0, "lake:0": [card]})
+        if i + 1 == 13:
+            del places["seat0:nertz"]  # the pile is empty
+        frames.append(places)
+    tr = Tracker(HouseRules(), 2)
+    _feed(tr, frames, repeat=4)
+    call_t = tr.t_ms + 100
+    last = dict(frames[-1])
+    events, n = [], int(tr.frame) + 1
+    for k in range(30):
+        places = dict(last)
+        if k >= 10:  # a second after the call: seat 1's AD on a new pile
+            places.update({"seat1:nertz": ["9H"], "lake:1": ["AD"]})
+        obs = _obs(n + k, places)
+        if obs.t_ms >= call_t and not any(e["type"] == "call" for e in events) and \
+                not tr._pending_calls:
+            events += tr.call(0, call_t)
+        events += tr.update(obs)
+    events += tr.finish()
+    log = tr.log()
+    call = next(e for e in log if e["type"] == "call")
+    assert call["valid"] and call["t_ms"] == int(call_t)
+    assert [(f["seat"], f["rule"], f["card"]) for f in tr.flags()] == [(1, "round_over", "AD")]
