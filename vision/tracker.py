@@ -824,7 +824,8 @@ class Tracker:
                 run = (seen[-1],)
                 if exp and exp[-1] == seen[-1]:
                     continue
-                if kind == "lake" and self._under_top(dest) == seen[-1]:
+                if kind == "lake" and self._under_top(dest) == seen[-1] and \
+                        not self._top_counts(dest):
                     continue  # the top card was taken back: the one under it shows again
             code = run[0]
             spots = self._free_spots(code, dest)
@@ -1201,6 +1202,16 @@ class Tracker:
             return None
         pls = table.lake[j].placements
         return pls[-2].card.code if len(pls) >= 2 else None
+
+    def _top_counts(self, place: str) -> bool:
+        """Whether the engine's top card of a lake pile was placed legally (it stays: a
+        card like the one under it showing there is another card, not a take-back)."""
+        j = self.lake_map.get(place)
+        table = self.table
+        if j is None or table is None or j >= len(table.lake):
+            return False
+        pls = table.lake[j].placements
+        return bool(pls) and pls[-1].counts
 
     def _tail(self, engine_place: str, code: str) -> tuple[str, ...]:
         """The engine's cards of a layout pile from ``code`` to its top."""

@@ -814,3 +814,19 @@ def test_a_move_seen_after_a_call_but_decided_before_it_is_applied_is_after_the_
     call = next(e for e in log if e["type"] == "call")
     assert call["valid"] and call["t_ms"] == int(call_t)
     assert [(f["seat"], f["rule"], f["card"]) for f in tr.flags()] == [(1, "round_over", "AD")]
+
+
+def test_a_card_like_the_misplaced_one_under_the_top_landing_on_it_is_a_move():
+    # seat 1 misplaces 4D on the diamonds (on 2D), seat 0 plays 3D on it (legal), then its
+    # own 4D: the pile shows 4D again, but 3D counts and stays: a new card, not 3D taken back
+    tr = Tracker(HouseRules(), 2)
+    events = _feed(tr, [_table({0: "AD", 1: "4D"}),
+                        _table({0: "2D", 1: "4D"}, {"lake:0": ["AD"]}),
+                        _table({0: "3D", 1: "4D"}, {"lake:0": ["2D"]}),
+                        _table({0: "3D", 1: "JC"}, {"lake:0": ["4D"]}),
+                        _table({0: "4D", 1: "JC"}, {"lake:0": ["3D"]}),
+                        _table({0: "9S", 1: "JC"}, {"lake:0": ["4D"]})], repeat=5)
+    assert _moves(events)[-1] == (0, "4D", "seat0:nertz", "lake:0")
+    assert not [e for e in events if e["type"] == "retract"]
+    assert [(f["seat"], f["rule"]) for f in tr.flags()] == [(1, "foundation_rank")]
+    assert tr.nertz_counts() == [9, 12]
