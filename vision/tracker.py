@@ -825,7 +825,7 @@ class Tracker:
                 if exp and exp[-1] == seen[-1]:
                     continue
                 if kind == "lake" and self._under_top(dest) == seen[-1] and \
-                        not self._top_counts(dest):
+                        not self._handed_since_top(dest, st):
                     continue  # the top card was taken back: the one under it shows again
             code = run[0]
             spots = self._free_spots(code, dest)
@@ -1203,15 +1203,18 @@ class Tracker:
         pls = table.lake[j].placements
         return pls[-2].card.code if len(pls) >= 2 else None
 
-    def _top_counts(self, place: str) -> bool:
-        """Whether the engine's top card of a lake pile was placed legally (it stays: a
-        card like the one under it showing there is another card, not a take-back)."""
+    def _handed_since_top(self, place: str, st: _PlaceState) -> bool:
+        """Whether the engine's top card of a lake pile was placed legally (it stays) and a
+        hand has been over the pile since it landed: a card like the one under it showing
+        there then is another card laid on it, not the top taken back (nor a misread)."""
         j = self.lake_map.get(place)
         table = self.table
         if j is None or table is None or j >= len(table.lake):
             return False
         pls = table.lake[j].placements
-        return bool(pls) and pls[-1].counts
+        if not pls or not pls[-1].counts:
+            return False
+        return bool(self._arms_over(st.box, pls[-1].t_ms + 300, st.stable_t + 300))
 
     def _tail(self, engine_place: str, code: str) -> tuple[str, ...]:
         """The engine's cards of a layout pile from ``code`` to its top."""

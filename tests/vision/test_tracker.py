@@ -818,15 +818,26 @@ def test_a_move_seen_after_a_call_but_decided_before_it_is_applied_is_after_the_
 
 def test_a_card_like_the_misplaced_one_under_the_top_landing_on_it_is_a_move():
     # seat 1 misplaces 4D on the diamonds (on 2D), seat 0 plays 3D on it (legal), then its
-    # own 4D: the pile shows 4D again, but 3D counts and stays: a new card, not 3D taken back
+    # own 4D: the pile shows 4D again, but 3D counts and stays and a hand came: a new card,
+    # not 3D taken back (without a hand it is taken for a misread of the pile)
     tr = Tracker(HouseRules(), 2)
-    events = _feed(tr, [_table({0: "AD", 1: "4D"}),
-                        _table({0: "2D", 1: "4D"}, {"lake:0": ["AD"]}),
-                        _table({0: "3D", 1: "4D"}, {"lake:0": ["2D"]}),
-                        _table({0: "3D", 1: "JC"}, {"lake:0": ["4D"]}),
-                        _table({0: "4D", 1: "JC"}, {"lake:0": ["3D"]}),
-                        _table({0: "9S", 1: "JC"}, {"lake:0": ["4D"]})], repeat=5)
+    steps = [_table({0: "AD", 1: "4D"}),
+             _table({0: "2D", 1: "4D"}, {"lake:0": ["AD"]}),
+             _table({0: "3D", 1: "4D"}, {"lake:0": ["2D"]}),
+             _table({0: "3D", 1: "JC"}, {"lake:0": ["4D"]}),
+             _table({0: "4D", 1: "JC"}, {"lake:0": ["3D"]})]
+    last = _table({0: "9S", 1: "JC"}, {"lake:0": ["4D"]})
+    # seat 0's hand comes over the pile with its 4D
+    events = _play(tr, [*[(step, 5, None) for step in steps], (steps[-1], 1, 0),
+                        (last, 8, None)])
     assert _moves(events)[-1] == (0, "4D", "seat0:nertz", "lake:0")
     assert not [e for e in events if e["type"] == "retract"]
     assert [(f["seat"], f["rule"]) for f in tr.flags()] == [(1, "foundation_rank")]
     assert tr.nertz_counts() == [9, 12]
+    # no hand came, and seat 0's 4D still shows on its nertz pile: the pile's 4D is a
+    # misread of 3D, nothing moved
+    tr = Tracker(HouseRules(), 2)
+    misread = _table({0: "4D", 1: "JC"}, {"lake:0": ["4D"]})
+    events = _play(tr, [*[(step, 5, None) for step in steps], (misread, 8, None)])
+    assert _moves(events)[-1] == (0, "3D", "seat0:nertz", "lake:0")
+    assert tr.nertz_counts() == [10, 12]
