@@ -1477,7 +1477,8 @@ class Tracker:
         for rank in range(start, card.rank):
             missing = Card(rank, card.suit).code
             spots = [s for s in self._free_spots(missing, f"lake:{j}")
-                     if not s[3] and s[1] == 1 and self._departed(s[0], missing) == 3]
+                     if not s[3] and s[1] == 1 and self._departed(s[0], missing) == 3
+                     and (s[0], missing) in self.seen_at]  # (not a hidden card's guess)
             if not spots:
                 return
             src, _n, owner, _r = spots[0]
