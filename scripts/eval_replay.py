@@ -142,11 +142,13 @@ def run_round(i: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     t0 = time.perf_counter()
     incremental = args.mode == "full" and getattr(args, "incremental", False)
     stride = max(1, getattr(args, "stride", 1))
+    gate = _gate_options(getattr(args, "gate", None))
     observations: Iterable[Observation] = _observations(args.mode, lines, video, seats, rules,
-                                                        incremental, stride)
+                                                        incremental, stride, gate)
     if args.mode == "full" and args.cache is not None:  # the detector is the slow part
         kind = (".incremental" if incremental else "") + (f".stride{stride}" if stride > 1
                                                           else "")
+        kind += "".join(f".{k}{v:g}" for k, v in sorted(gate.items()))
         observations = _cached(work / f"{tag}{kind}.observations.pkl", observations)
     feed(tracker, observations, calls)
     replay_s = time.perf_counter() - t0
@@ -201,8 +203,19 @@ def render_labels(log: Path, out: Path, settings: Any) -> int:
     return n
 
 
+def _gate_options(text: str | None) -> dict[str, float]:
+    """``settle_ms=150,full_every_ms=5000`` → the change gate's keyword options."""
+    out: dict[str, float] = {}
+    for part in (text or "").split(","):
+        if part.strip():
+            key, _, value = part.partition("=")
+            out[key.strip()] = float(value)
+    return out
+
+
 def _observations(mode: str, lines: list[dict[str, Any]], video: Path, seats: int,
-                  rules: HouseRules, incremental: bool = False, stride: int = 1) -> Any:
+                  rules: HouseRules, incremental: bool = False, stride: int = 1,
+                  gate: dict[str, float] | None = None) -> Any:
     if mode == "oracle":
         yield from oracle_observations(lines)
         return
@@ -222,7 +235,7 @@ def _observations(mode: str, lines: list[dict[str, Any]], video: Path, seats: in
     observer = None
     if incremental and detector is not None:  # the replay's default: only where it changed
         from referee.replay import model_observer
-        observer = model_observer(model, detector)
+        observer = model_observer(model, detector, **(gate or {}))
     cap = cv2.VideoCapture(str(video))
     for n, lab in enumerate(lines[1:]):
         if n % stride:  # not observed (as nertz replay --observe-fps): only grabbed
@@ -308,6 +321,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--incremental", action="store_true",
                    help="full mode: the change-gated detector (vision.incremental) instead of "
                         "the detector on every frame")
+    p.add_argument("--gate", default=None,
+                   help="with --incremental: the change gate's options, e.g. "
+                        "settle_ms=150,full_every_ms=5000 (vision.incremental)")
     p.add_argument("--stride", type=int, default=1,
                    help="full and table modes: observe every k-th frame only (the others "
                         "grabbed, not decoded)")

@@ -104,7 +104,7 @@ class ChangeGatedDetector:
 
     def __init__(self, detector: Callable[..., Detections], width: int = 320,
                  change_threshold: float = 24.0, motion_threshold: float = 12.0,
-                 settle_ms: float = 250.0, full_every_ms: float | None = 10000.0,
+                 settle_ms: float = 100.0, full_every_ms: float | None = 10000.0,
                  full_share: float = 0.3, margin: float | None = None,
                  calm_cards: float = 0.2, patience_ms: float = 200.0,
                  confirms: int = 1, confirm_ms: float = 400.0, confirm_regions: bool = True,
