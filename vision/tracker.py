@@ -1528,8 +1528,10 @@ class Tracker:
                     continue  # the same top: lower fan cards are reveals
                 if self._retract_under(seat, seen, waste, wst):
                     return True
-                if top in waste[:-1] and not waited:
-                    continue  # the top left: a departure, wait for where it went
+                if top in (waste[:-1] if layout.stock else waste[-3:-1]) and not waited:
+                    continue  # the top left: a departure, wait for where it went (with the
+                    # engine's stock empty, a card deeper in its waste shows only after a
+                    # recycle and draws)
                 if any(s[0] != wname and not s[3] and s[2] == seat
                        and self._departed(s[0], top) == 3
                        for s in self._free_spots(top, wname)):

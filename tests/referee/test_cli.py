@@ -97,10 +97,8 @@ def test_demo_replays_the_bundled_round_and_writes_the_report(tmp_path):
     report = json.loads((out / "report.json").read_text())
     assert report["path"] == "oracle" and report["error"] is None
     assert report["frames"] == report["frames_expected"] > 500
-    # the tracker, on perfect observations of this round, gets near the simulator's scores
-    # (exact with the tracker of 2026-11-30; it is being tuned)
-    assert all(abs(a - b) <= 5 for a, b in zip(report["score"]["scores"],
-                                                 report["truth_scores"], strict=True))
+    # the tracker, on perfect observations of this round, gets the simulator's scores
+    assert report["score"]["scores"] == report["truth_scores"]
     assert report["score"]["reason"] == "call" and report["flags"]
     page = (out / "report.html").read_text()
     assert "oracle path" in page and "Scoreboard" in page
