@@ -20,7 +20,6 @@ runs on a GPU unchanged with ``--device cuda``; ``--threads`` sets torch's CPU t
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
@@ -31,8 +30,10 @@ from scripts.train_index_reader import (
     SUITS,
     class_names,
     class_probabilities,
+    export_onnx,
     fit,
     load_split,
+    training_parser,
 )
 
 #: the input (width, height)
@@ -147,7 +148,6 @@ def evaluate(model, images: np.ndarray, ranks: np.ndarray, suits: np.ndarray,  #
 def export(model, out: Path) -> Path:  # noqa: ANN001
     """ONNX (dynamic batch, opset 17) of the both-ways probabilities, with ``names`` and
     ``imgsz`` ([height, width]) metadata."""
-    import onnx
     import torch
 
     class Probabilities(torch.nn.Module):
@@ -158,41 +158,15 @@ def export(model, out: Path) -> Path:  # noqa: ANN001
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             return both_ways(self.inner, x)
 
-    wrapped = Probabilities(model.cpu().eval())
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp.onnx")
     w, h = SIZE
-    torch.onnx.export(wrapped, torch.zeros(1, 3, h, w), str(tmp), input_names=["images"],
-                      output_names=["probs"], dynamic_axes={"images": {0: "batch"},
-                                                            "probs": {0: "batch"}},
-                      opset_version=17, dynamo=False)
-    proto = onnx.load(str(tmp))
-    meta = {"names": str(dict(enumerate(class_names()))), "imgsz": str([h, w]),
-            "task": "classify", "model": "FaceReader (scripts/train_face_reader.py)"}
-    for k, v in meta.items():
-        entry = proto.metadata_props.add()
-        entry.key, entry.value = k, v
-    onnx.save(proto, str(out))
-    tmp.unlink()
-    return out
+    return export_onnx(Probabilities(model.cpu().eval()), (h, w), out,
+                       "FaceReader (scripts/train_face_reader.py)")
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, nargs="+", default=[Path("datasets/face_crops")],
-                        help="crop folders (each with train/ and val/)")
-    parser.add_argument("--epochs", type=int, default=6)
-    parser.add_argument("--batch", type=int, default=128)
-    parser.add_argument("--lr", type=float, default=3e-3)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--device", default="cpu")
+    parser = training_parser(__doc__.splitlines()[0], Path("datasets/face_crops"), 6,
+                             Path("runs/face_reader"), Path("models/face_reader.onnx"))
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
-    parser.add_argument("--limit", type=int, default=0, help="use only N training crops")
-    parser.add_argument("--work", type=Path, default=Path("runs/face_reader"))
-    parser.add_argument("--resume", action="store_true", help="continue from --work/last.pt")
-    parser.add_argument("--init", type=Path, default=None,
-                        help="start from these weights (a best.pt) with a fresh schedule")
-    parser.add_argument("--out", type=Path, default=Path("models/face_reader.onnx"))
     args = parser.parse_args(argv)
 
     import torch

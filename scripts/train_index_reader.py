@@ -212,9 +212,33 @@ def evaluate(model, images: np.ndarray, ranks: np.ndarray, suits: np.ndarray,  #
             / max(1, truth.count(NONE))}
 
 
+def export_onnx(probabilities, hw: tuple[int, int], out: Path, name: str) -> Path:  # noqa: ANN001
+    """ONNX (dynamic batch, opset 17) of ``probabilities`` (a torch module from an RGB
+    batch of ``hw`` = (height, width) to class probabilities) with ``names``, ``imgsz``
+    ([height, width]), ``task`` and ``model`` (``name``) metadata."""
+    import onnx
+    import torch
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp.onnx")
+    h, w = hw
+    torch.onnx.export(probabilities, torch.zeros(1, 3, h, w), str(tmp), input_names=["images"],
+                      output_names=["probs"], dynamic_axes={"images": {0: "batch"},
+                                                            "probs": {0: "batch"}},
+                      opset_version=17, dynamo=False)
+    proto = onnx.load(str(tmp))
+    meta = {"names": str(dict(enumerate(class_names()))), "imgsz": str([h, w]),
+            "task": "classify", "model": name}
+    for k, v in meta.items():
+        entry = proto.metadata_props.add()
+        entry.key, entry.value = k, v
+    onnx.save(proto, str(out))
+    tmp.unlink()
+    return out
+
+
 def export(model, out: Path) -> Path:  # noqa: ANN001
     """ONNX (dynamic batch, opset 17) with ``names`` and ``imgsz`` metadata."""
-    import onnx
     import torch
 
     class Probabilities(torch.nn.Module):
@@ -225,22 +249,8 @@ def export(model, out: Path) -> Path:  # noqa: ANN001
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             return class_probabilities(*self.inner(x))
 
-    wrapped = Probabilities(model.cpu().eval())
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp.onnx")
-    torch.onnx.export(wrapped, torch.zeros(1, 3, SIZE, SIZE), str(tmp), input_names=["images"],
-                      output_names=["probs"], dynamic_axes={"images": {0: "batch"},
-                                                            "probs": {0: "batch"}},
-                      opset_version=17, dynamo=False)
-    proto = onnx.load(str(tmp))
-    meta = {"names": str(dict(enumerate(class_names()))), "imgsz": str([SIZE, SIZE]),
-            "task": "classify", "model": "IndexReader (scripts/train_index_reader.py)"}
-    for k, v in meta.items():
-        entry = proto.metadata_props.add()
-        entry.key, entry.value = k, v
-    onnx.save(proto, str(out))
-    tmp.unlink()
-    return out
+    return export_onnx(Probabilities(model.cpu().eval()), (SIZE, SIZE), out,
+                       "IndexReader (scripts/train_index_reader.py)")
 
 
 def fit(model, train: tuple[np.ndarray, np.ndarray, np.ndarray], args: argparse.Namespace,  # noqa: ANN001
@@ -308,23 +318,32 @@ def fit(model, train: tuple[np.ndarray, np.ndarray, np.ndarray], args: argparse.
     return best
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, nargs="+", default=[Path("datasets/index_up")],
+def training_parser(description: str, data: Path, epochs: int, work: Path, out: Path
+                    ) -> argparse.ArgumentParser:
+    """The options every reader's training takes (data folders, schedule, seed, device,
+    resume or start from weights, where the ONNX goes), with this reader's defaults."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--data", type=Path, nargs="+", default=[data],
                         help="crop folders (each with train/ and val/)")
-    parser.add_argument("--epochs", type=int, default=14)
+    parser.add_argument("--epochs", type=int, default=epochs)
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--limit", type=int, default=0, help="use only N training crops")
-    parser.add_argument("--low-res", type=float, default=0.0,
-                        help="share of training crops shrunk to a 6-14 px index first")
-    parser.add_argument("--work", type=Path, default=Path("runs/index_reader"))
+    parser.add_argument("--work", type=Path, default=work)
     parser.add_argument("--resume", action="store_true", help="continue from --work/last.pt")
     parser.add_argument("--init", type=Path, default=None,
                         help="start from these weights (a best.pt) with a fresh schedule")
-    parser.add_argument("--out", type=Path, default=Path("models/index_classifier.onnx"))
+    parser.add_argument("--out", type=Path, default=out)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = training_parser(__doc__.splitlines()[0], Path("datasets/index_up"), 14,
+                             Path("runs/index_reader"), Path("models/index_classifier.onnx"))
+    parser.add_argument("--low-res", type=float, default=0.0,
+                        help="share of training crops shrunk to a 6-14 px index first")
     args = parser.parse_args(argv)
 
     import torch
