@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 
 import cv2
 import numpy as np
@@ -47,6 +48,21 @@ def test_camera_fit_keeps_the_outline_in_frame():
         assert p[:, 0].min() >= 0 and p[:, 0].max() <= 1280
         assert p[:, 1].min() >= 0 and p[:, 1].max() <= 720
 
+
+def test_a_random_camera_that_cannot_hold_the_table_is_drawn_again():
+    big_table = (3000.0, 2400.0)  # many random lenses cannot take it in from 4 m
+    redrawn = 0
+    for seed in range(40):
+        try:
+            Camera.random(random.Random(seed), (1280, 720)).fit(big_table)
+        except CameraError:
+            redrawn += 1
+        cam = Camera.random_fitted(random.Random(seed), (1280, 720), big_table)
+        p = cam.project(np.array([[-1500, -1200], [1500, -1200], [1500, 1200], [-1500, 1200]],
+                                 float))
+        assert p[:, 0].min() >= 0 and p[:, 0].max() <= 1280
+        assert p[:, 1].min() >= 0 and p[:, 1].max() <= 720
+    assert redrawn > 0  # the retry was exercised
 
 def test_camera_settings_out_of_range_are_refused():
     with pytest.raises(CameraError, match="tilt_deg"):

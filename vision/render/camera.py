@@ -95,6 +95,20 @@ class Camera:
                    k2=rng.uniform(-0.02, 0.03), target_x_mm=rng.uniform(-40, 40),
                    target_y_mm=rng.uniform(-40, 40))
 
+    @classmethod
+    def random_fitted(cls, rng: random.Random, size: tuple[int, int],
+                      outline_mm: np.ndarray | tuple[float, float], tries: int = 20) -> Camera:
+        """A random camera (:meth:`random`) fitted to ``outline_mm`` with a random margin;
+        a draw whose view cannot hold the table at any height is drawn again."""
+        for attempt in range(tries):
+            cam = cls.random(rng, size)
+            try:
+                return cam.fit(outline_mm, margin=rng.uniform(0.0, 0.05))
+            except CameraError:
+                if attempt == tries - 1:
+                    raise
+        raise CameraError("no random camera fits the table")
+
     def fit(self, outline_mm: np.ndarray | tuple[float, float], margin: float = 0.03
             ) -> Camera:
         """This camera at the lowest height at which ``outline_mm`` (N×2 table points, or a

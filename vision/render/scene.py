@@ -527,11 +527,14 @@ def render_still(table: Table, seed: int = 0, *, size: tuple[int, int] = (1280, 
     seat_decks, seat_backs = choose_designs(table.seats, rng, split, decks, backs)
     layout = stable_layout(table, len(table.lake), seat_decks, rng, shape, seed, jitter)
     placed = layout.all(table)
-    cam = camera or Camera.random(rng, size)
-    if (cam.width, cam.height) != tuple(size):
-        cam = dataclasses.replace(cam, width=size[0], height=size[1])
-    if cam.height_mm is None:
-        cam = cam.fit(layout.geo.outline(), margin=rng.uniform(0.0, 0.05))
+    if camera is None:
+        cam = Camera.random_fitted(rng, tuple(size), layout.geo.outline())
+    else:
+        cam = camera
+        if (cam.width, cam.height) != tuple(size):
+            cam = dataclasses.replace(cam, width=size[0], height=size[1])
+        if cam.height_mm is None:
+            cam = cam.fit(layout.geo.outline(), margin=rng.uniform(0.0, 0.05))
     hom = cam.homography()
     tex_kind = texture or rng.choice(TEXTURES)
     image = table_background(layout.geo, hom, size, tex_kind, rng, nrng, markers)

@@ -286,11 +286,14 @@ class RoundRenderer:
         self.motions = build_motions(events, Table.from_deals(
             deals, rounds[0].table.rules, settings.round_no), self.layout)
         w, h = settings.size
-        cam = settings.camera or Camera.random(rng, (w, h))
-        if (cam.width, cam.height) != (w, h):
-            cam = replace(cam, width=w, height=h)
-        if cam.height_mm is None:
-            cam = cam.fit(self.layout.geo.outline(), margin=rng.uniform(0.0, 0.05))
+        if settings.camera is None:
+            cam = Camera.random_fitted(rng, (w, h), self.layout.geo.outline())
+        else:
+            cam = settings.camera
+            if (cam.width, cam.height) != (w, h):
+                cam = replace(cam, width=w, height=h)
+            if cam.height_mm is None:
+                cam = cam.fit(self.layout.geo.outline(), margin=rng.uniform(0.0, 0.05))
         self.camera = cam
         self.lighting = settings.lighting or Lighting.random(rng, video=True)
         self.hom = cam.homography()
