@@ -1387,6 +1387,10 @@ class Tracker:
         new_pile = j >= len(table.lake)
         ace = Card.parse(code).rank == 1 if code in ALL_CODES else False
         y_seen = self.seen_at.get((self._obs_place_of(src), code), t)
+        if src.startswith("seat"):  # it may have passed through one of its seat's columns
+            prefix = src.split(":")[0] + ":"
+            y_seen = max([y_seen] + [g for (name, c), g in self.seen_at.items()
+                                     if c == code and name.startswith(prefix) and g <= t])
         in_hand = {c.code for c in self._loose}
         st = self.states.get(dest) if dest is not None else None
         glimpsed = {c: g for c, g in (st.glimpsed if st is not None else {}).items()

@@ -863,3 +863,22 @@ def test_the_bundled_demo_round_is_scored_exactly_on_perfect_observations():
     tr.finish()
     end = next(e for e in truth if e["type"] == "round_end")
     assert tr.table.score().scores == end["scores"]
+
+
+def test_a_card_covered_at_once_by_one_that_came_through_a_column_is_found_under_it():
+    """Seat 1's 2D lands on the AD pile and seat 0's 6C, played from its nertz pile to a
+    column a moment before, covers it at once: the 2D lies under the 6C."""
+    tr = Tracker(HouseRules(), 2)
+    events = _play(tr, [
+        (_table({0: "AD", 1: "2D"}), 3, None),
+        (_table({0: "6C", 1: "2D"}, {"lake:0": ["AD"]}), 3, None),
+        (_table({0: "8H", 1: "2D"}, {"lake:0": ["AD"], "seat0:river3": ["7H", "6C"]}), 4, 0),
+        (_table({0: "8H", 1: "9S"}, {"lake:0": ["6C"]}), 10, None)])
+    moves = [(e["seat"], e["card"], e["from"], e["to"], e.get("inferred", False))
+             for e in events if e["type"] == "move"]
+    assert moves == [(0, "AD", "seat0:nertz", "lake:0", False),
+                     (1, "2D", "seat1:nertz", "lake:0", True),
+                     (0, "6C", "seat0:nertz", "seat0:river3", True),
+                     (0, "6C", "seat0:river3", "lake:0", False)]
+    assert [pl.card.code for pl in tr.table.lake[0].placements] == ["AD", "2D", "6C"]
+    assert tr.nertz_counts() == [11, 12]
