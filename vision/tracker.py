@@ -1158,6 +1158,14 @@ class Tracker:
         left = self.seen_at.get((self._obs_place_of(src), code), t)
         # the arms over it as the card left (not the owner's coming back after)
         seats = set(self._arms_over(st.box, left - 200, min(t + 1, left + self.TAKE_MS)))
+        if owner in seats and len(seats) > 1 and dest and t - left <= self.TAKE_MS:
+            # the owner's arm and another's were both there, and the card showed at its
+            # destination right after: the arm that brought it there took it
+            there = self.states.get(dest)
+            landing = set(self._arms_over(there.box if there is not None else None,
+                                          t - 500, t + 1)) & seats
+            if len(landing) == 1 and owner not in landing:
+                return landing.pop()
         if owner in seats or len(seats) != 1:
             return owner
         return seats.pop()
@@ -1483,6 +1491,10 @@ class Tracker:
             spots = [s for s in self._free_spots(missing, f"lake:{j}")
                      if not s[3] and s[1] == 1 and self._departed(s[0], missing) == 3
                      and (s[0], missing) in self.seen_at]  # (not a hidden card's guess)
+            if not spots and f is not None and f.placements and \
+                    not f.placements[-1].counts and f.placements[-1].card.code == missing:
+                # a misplaced identical card lies on top: the counting one is hidden by it
+                spots = self._seen_on_a_waste(missing, t)
             if not spots:
                 return
             src, _n, owner, _r = spots[0]
@@ -1493,6 +1505,27 @@ class Tracker:
                          evidence={"why": f"{code} seen on lake:{j} after {after}",
                                    "from": src})
             evidence["inferred_before"] = evidence.get("inferred_before", []) + [missing]
+
+    def _seen_on_a_waste(self, code: str, t: float) -> list[tuple[str, int, int, bool]]:
+        """The one seat whose waste showed ``code`` lately, gone from it since, while the
+        engine keeps it among that seat's hidden cards (its waste order was taken for
+        out of step): that waste, with ``code`` made its engine top."""
+        table = self.table
+        assert table is not None
+        seats = []
+        for seat in range(self.seats):
+            wname = f"seat{seat}:waste"
+            seen = self.seen_at.get((wname, code))
+            where = table.where(code, seat)
+            st = self.states.get(wname)
+            if seen is None or not t - self.pool_window_ms <= seen <= t or where is None \
+                    or where.kind not in ("stock", "waste") or (seat, code) in self.named \
+                    or st is None or code in (st.stable or ()):
+                continue
+            seats.append(seat)
+        if len(seats) != 1 or not self._bring_to_waste_top(seats[0], code):
+            return []
+        return [(f"seat{seats[0]}:waste", 1, seats[0], False)]
 
     def _stock_waste(self, final: bool) -> bool:
         """New cards on a waste: draws (a whole stock's worth when the stock shows empty, a
