@@ -73,6 +73,7 @@ class _PlaceState:
     first: dict[str, float] = field(default_factory=dict)  # tops glimpsed since the commit
     glimpsed: dict[str, float] = field(default_factory=dict)  # those before the last commit
     empty_t: float = -1.0  # when it was last committed empty
+    refilled_t: float = -1.0  # when a card was last committed on it after it was empty
     doubt: tuple[tuple[str, ...], float] | None = None  # a doubtful view and since when
 
 
@@ -454,6 +455,7 @@ class Tracker:
                 first = st.first.get(top, st.top_t) if top is not None else st.top_t
                 if first < st.top_t - 1000:
                     first = st.top_t  # an old glimpse, not this arrival
+                was_empty = st.stable == ()
                 st.stable, st.stable_frame = st.cand, obs.frame
                 # timed by the first frame the new top showed, even under a hand (a slide
                 # under keeps the top)
@@ -462,6 +464,8 @@ class Tracker:
                 st.glimpsed, st.first = st.first, {}
                 if not st.stable:
                     st.empty_t = float(obs.t_ms)
+                elif was_empty:
+                    st.refilled_t = float(obs.t_ms)
                 changed = True
         return changed
 
@@ -869,6 +873,13 @@ class Tracker:
             ranked = sorted(cands, key=lambda s: self._rank(s, code, st.stable_t, s in pool,
                                                             st),
                             reverse=True)
+            if len(pool) > 1 and not any(self._rank(s, code, st.stable_t, False)[1] == 3
+                                         for s in spots):
+                # only a hidden card of some seat can have made it: the one seat whose arm
+                # was over the pile as it landed laid it
+                armed = [s for s in pool if self._rank(s, code, st.stable_t, True, st)[2]]
+                if len(armed) == 1:
+                    ranked = armed + [s for s in ranked if s is not armed[0]]
             best = ranked[0]
             score = self._rank(best, code, st.stable_t, best in pool)[-1]
             if best in pool and score == 2:
@@ -1155,7 +1166,9 @@ class Tracker:
         st = self.states.get(self._obs_place_of(src))
         if st is None or not src.startswith("seat") or dest.startswith(f"seat{owner}:"):
             return owner
-        left = self.seen_at.get((self._obs_place_of(src), code), t)
+        left = self.seen_at.get((self._obs_place_of(src), code))
+        if left is None:
+            return owner  # never seen there (a blind pile): no sign of when it left
         # the arms over it as the card left (not the owner's coming back after)
         seats = set(self._arms_over(st.box, left - 200, min(t + 1, left + self.TAKE_MS)))
         if owner in seats and len(seats) > 1 and dest and t - left <= self.TAKE_MS:
@@ -1276,7 +1289,11 @@ class Tracker:
             nst = self.states.get(nname)
             # or a nertz pile the camera cannot see (seen empty, the engine holds cards):
             # its top is unknown, and a card of the seat that shows up from nowhere left it
-            blind = seen is None and nst is not None and nst.stable == () and \
+            # (also one just seen empty that shows a new top now: the card turned and
+            # played unseen came off it as the next one was turned)
+            blind = seen is None and nst is not None and (
+                nst.stable == () or bool(nst.stable) and bool(nertz) and
+                abs(t - nst.refilled_t) <= 1000 and nst.stable[-1] != nertz[-1].code) and \
                 (seat, code) not in self.known and self.seen_at.get((wname, code)) is None
             if (blind or seen is not None and t - seen <= self.pool_window_ms) and nertz and \
                     nertz[-1].code != code and (seat, nertz[-1].code) not in self.named and \

@@ -833,6 +833,36 @@ def test_a_card_hidden_under_a_misplaced_identical_card_is_found_from_the_waste_
     assert [pl.card.code for pl in tr.table.lake[0].counting()] == ["AC", "2C", "3C"]
 
 
+def _blind_nertz_script(waste_seen: bool) -> list[tuple[dict[str, list[str]], int, list]]:
+    """Seat 0 plays its nertz AH; its pile then shows nothing (the next card lies face
+    down); later 9C shows on it just as AS lands on a new pile under seat 0's arm. With
+    ``waste_seen``, seat 1's waste showed an AS a second before (then drawn on)."""
+    lake1 = (120.0, 100.0, 130.0, 114.0)
+    w1 = {"seat1:waste": ["KS", "7C", "AS"]} if waste_seen else {}
+    w2 = {"seat1:waste": ["9D", "4C", "10C"]} if waste_seen else {}
+    blind = {"lake:0": ["AH"], "seat0:nertz": []}
+    return [(_table({0: "AH", 1: "5D"}), 3, []),
+            (_table({0: "AH", 1: "5D"}, {**blind, **w1}), 10, []),
+            (_table({0: "AH", 1: "5D"}, {**blind, **w2}), 10, []),
+            (_table({0: "AH", 1: "5D"}, {**blind, **w2}), 2, [(lake1, 0)]),
+            (_table({0: "9C", 1: "5D"}, {"lake:0": ["AH"], "lake:1": ["AS"], **w2}), 10, [])]
+
+
+@pytest.mark.parametrize("waste_seen", [False, True])
+def test_a_card_turned_and_played_unseen_off_a_face_down_nertz_pile_is_a_nertz_move(
+        waste_seen):
+    boxes = {"lake:1": (120.0, 100.0, 130.0, 114.0)}
+    tr = Tracker(HouseRules(), 2)
+    events, n = [], 0
+    for places, repeat, hands in _blind_nertz_script(waste_seen):
+        for _ in range(repeat):
+            events += tr.update(_boxed(n, places, boxes, hands))
+            n += 1
+    assert _moves(events) == [(0, "AH", "seat0:nertz", "lake:0"),
+                              (0, "AS", "seat0:nertz", "lake:1")]
+    assert tr.nertz_counts() == [11, 13]
+
+
 def test_a_move_seen_after_a_call_but_decided_before_it_is_applied_is_after_the_round():
     # seat 0 plays its whole nertz pile (the spades, Ace to King) and calls; seat 1 lays AD
     # on the lake a second later, which the tracker settles before it applies the call:
