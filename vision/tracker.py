@@ -1302,10 +1302,34 @@ class Tracker:
                     where.kind in ("stock", "waste", "nertz") and \
                     not any(s[0] == nname for s in spots):
                 out.append((nname, 1, seat, False))
-            elif self._skipped_nertz_card(seat, code, t) and \
+            elif (self._skipped_nertz_card(seat, code, t)
+                  or self._under_a_departed_nertz_top(seat, code, t)) and \
                     not any(s[0] == nname for s in spots):
                 out.append((nname, 1, seat, False))
         return out
+
+    def _under_a_departed_nertz_top(self, seat: int, code: str, t: float) -> bool:
+        """The engine's nertz top was seen in the seat's layout after it left the pile (its
+        landing is not committed yet), and ``code`` showed on the pile after it and is gone:
+        ``code`` was the next nertz card, played too."""
+        table = self.table
+        assert table is not None
+        nertz = table.layouts[seat].nertz
+        nname = f"seat{seat}:nertz"
+        seen = self.seen_at.get((nname, code))
+        if not nertz or seen is None or t - seen > self.pool_window_ms or \
+                nertz[-1].code == code or (seat, code) in self.named:
+            return False
+        top = nertz[-1].code
+        left = self.seen_at.get((nname, top))
+        prefix = f"seat{seat}:"
+        if left is None or seen <= left or not any(
+                name.startswith(prefix) and name != nname and c == top and g > left
+                for (name, c), g in self.seen_at.items()):
+            return False
+        where = table.where(code, seat)
+        return where is not None and where.kind in ("stock", "waste", "nertz") and \
+            self._departed(nname, code) == 3
 
     def _skipped_nertz_card(self, seat: int, code: str, t: float) -> bool:
         """``code`` showed on the seat's nertz pile after its previous top left and before

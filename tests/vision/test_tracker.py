@@ -863,6 +863,20 @@ def test_a_card_turned_and_played_unseen_off_a_face_down_nertz_pile_is_a_nertz_m
     assert tr.nertz_counts() == [11, 13]
 
 
+def test_the_next_nertz_card_played_while_the_tops_landing_is_pending_is_a_nertz_move():
+    # seat 0's 7H leaves its column unseen (its landing is never explained), the nertz 10H
+    # goes to that column (so its move waits), and the next nertz card, 9H, goes to 10S
+    tr = Tracker(HouseRules(), 2)
+    r1 = {"seat0:river1": ["10S"]}
+    events = _play(tr, [(_table({0: "10H", 1: "5D"}, r1), 3, None),
+                        (_table({0: "10H", 1: "5D"}, {**r1, "seat0:river3": []}), 4, None),
+                        (_table({0: "9H", 1: "5D"}, {**r1, "seat0:river3": ["10H"]}), 6, None),
+                        (_table({0: "QC", 1: "5D"}, {"seat0:river1": ["10S", "9H"],
+                                                     "seat0:river3": ["10H"]}), 6, None)])
+    assert _moves(events)[:1] == [(0, "9H", "seat0:nertz", "seat0:river1")]
+    assert tr.nertz_counts()[0] <= 12
+
+
 def test_a_move_seen_after_a_call_but_decided_before_it_is_applied_is_after_the_round():
     # seat 0 plays its whole nertz pile (the spades, Ace to King) and calls; seat 1 lays AD
     # on the lake a second later, which the tracker settles before it applies the call:
