@@ -451,7 +451,9 @@ class Tracker:
                 st.cand, st.cand_n, st.cand_frame, st.cand_t = codes, 1, obs.frame, obs.t_ms
             if (st.cand_n >= self.min_frames and obs.t_ms - st.cand_t >= self.min_ms
                     and st.cand != st.stable):
-                fresh_top = top is not None and st.top_t > st.stable_t
+                # (the same top over a changed pile, as after a slide under, is not new)
+                fresh_top = top is not None and st.top_t > st.stable_t and \
+                    top != (st.stable[-1] if st.stable else None)
                 first = st.first.get(top, st.top_t) if top is not None else st.top_t
                 if first < st.top_t - 1000:
                     first = st.top_t  # an old glimpse, not this arrival

@@ -165,6 +165,25 @@ def test_slide_under_a_column_is_one_move():
     assert not tr.flags()
 
 
+def test_a_slide_under_seen_after_the_hand_leaves_is_timed_by_the_new_view():
+    # the column's top 9C shows before and after the hand; the slide under is timed when
+    # the new column shows, not by the old top's first sighting (before the nertz card left)
+    tr = Tracker(HouseRules.preset("nertz", slide_under=True), 2)
+    cover = {"seat0:river2": 0.6}
+    steps = [(_table({0: "10H", 1: "5D"}), 6, None),
+             (_table({0: "10H", 1: "5D"}), 3, cover),
+             (_table({0: "10H", 1: "5D"}, {"seat0:river2": []}), 1, cover),
+             (_table({0: "5C", 1: "5D"}), 1, cover),
+             (_table({0: "5C", 1: "5D"}, {"seat0:river2": ["10H", "9C"]}), 6, None)]
+    events, n = [], 0
+    for places, repeat, covered in steps:
+        for _ in range(repeat):
+            events += tr.update(_obs(n, places, covered))
+            n += 1
+    assert _moves(events) == [(0, "10H", "seat0:nertz", "seat0:river2")]
+    assert tr.nertz_counts() == [12, 13]
+
+
 def test_lake_card_is_owned_by_the_waste_that_showed_it():
     """Both wastes change; the Ace was seen (one frame only) on seat 1's waste."""
     tr = Tracker(HouseRules(), 2)
