@@ -1279,9 +1279,13 @@ class Tracker:
                 continue
             seen = self.seen_at.get((wname, code))
             where = table.where(code, seat)
+            nertz = table.layouts[seat].nertz
+            # (the deal hypothesis may hold it low in the nertz pile: it showed on the waste)
+            hidden_nertz = where is not None and where.kind == "nertz" and bool(nertz) and \
+                nertz[-1].code != code and (seat, code) not in self.known
             if seen is not None and t - seen <= self.pool_window_ms and \
                     self._waste_gone(seat, code) and where is not None and \
-                    where.kind in ("stock", "waste"):
+                    (where.kind in ("stock", "waste") or hidden_nertz):
                 out.append((wname, 1, seat, False))
             # a nertz top seen and gone while the engine still holds it hidden (its reveal
             # was never committed: the card was turned and played at once)
@@ -1418,9 +1422,16 @@ class Tracker:
                                                     inferred=True):
                 return False
         top = layout.waste[-1].code
-        if top != code:
+        if top != code and (seat, top) in self.named:
+            # a card seen on the waste lies there: ``code`` was drawn onto it, unseen
+            pooled = any(lst[i].code == code for lst, i in self._pool(seat))
+            if not layout.stock or not pooled or (seat, code) in self.named or \
+                    not self._commit(Draw(seat), self.t_ms, self.frame, inferred=True):
+                return False
+            top = layout.waste[-1].code
             if (seat, top) in self.named:
                 return False
+        if top != code:
             self._swap(seat, top, code)
         return bool(layout.waste) and layout.waste[-1].code == code
 

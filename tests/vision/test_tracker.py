@@ -896,6 +896,30 @@ def test_the_next_nertz_card_played_while_the_tops_landing_is_pending_is_a_nertz
     assert tr.nertz_counts()[0] <= 12
 
 
+def test_a_card_glimpsed_drawn_onto_a_seen_waste_top_and_played_is_a_waste_move():
+    # seat 0's waste shows KH; under a hand an Ace is drawn onto it (glimpsed once) and
+    # played to the lake; the waste shows KH again. The Ace is one the deal hypothesis
+    # had put low in the nertz pile: it comes from the waste all the same.
+    tr = Tracker(HouseRules(draw=1), 2)
+    events, n = [], 0
+    for _ in range(4):
+        events += tr.update(_obs(n, _table({0: "4S", 1: "5D"})))
+        n += 1
+    ace = next(c for c in tr._deal_lists[0]["nertz"][:-1] if c.startswith("A"))
+    cover = {"seat0:waste": 0.6}
+    steps = [(_table({0: "4S", 1: "5D"}, {"seat0:waste": ["KH"]}), 6, None),
+             (_table({0: "4S", 1: "5D"}, {"seat0:waste": ["KH", ace]}), 2, cover),
+             (_table({0: "4S", 1: "5D"}, {"seat0:waste": ["KH"]}), 2, cover),
+             (_table({0: "4S", 1: "5D"}, {"seat0:waste": ["KH"], "lake:0": [ace]}), 8, None)]
+    for places, repeat, covered in steps:
+        for _ in range(repeat):
+            events += tr.update(_obs(n, places, covered))
+            n += 1
+    assert _moves(events) == [(0, ace, "seat0:waste", "lake:0")]
+    assert [c.code for c in tr.table.layouts[0].waste] == ["KH"]
+    assert tr.nertz_counts() == [13, 13]
+
+
 def test_a_move_seen_after_a_call_but_decided_before_it_is_applied_is_after_the_round():
     # seat 0 plays its whole nertz pile (the spades, Ace to King) and calls; seat 1 lays AD
     # on the lake a second later, which the tracker settles before it applies the call:
