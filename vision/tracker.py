@@ -861,6 +861,8 @@ class Tracker:
             if kind != "lake":
                 dseat = Place.parse(dest).seat
                 spots = [s for s in spots if s[2] == dseat]
+                if not spots and len(run) == 1 and self._untie_for_take_back(code, dseat):
+                    return True
             if kind in ("nertz", "waste", "stock"):
                 spots = [s for s in spots if s[3] or (s[0].startswith("seat")
                                                       and self._kind(s[0]) == "river")]
@@ -1143,6 +1145,35 @@ class Tracker:
                                {**evidence, "why": f"{action.card} showed when "
                                                    f"{pls[0].card.code} left the pile"},
                                f"{action.card} lay under it")
+
+    def _untie_for_take_back(self, code: str, seat: int) -> bool:
+        """``seat``'s card lies right under another seat's identical card that landed at
+        the same instant (a tie), and shows again in its layout: the one taken back is the
+        top one. Swap the two landings (the engine rebuilt) so that it can be retracted."""
+        table = self.table
+        assert table is not None
+        for j, f in enumerate(table.lake):
+            pls = f.placements
+            if len(pls) < 2:
+                continue
+            top, under = pls[-1], pls[-2]
+            if top.card.code != code or under.card.code != code or \
+                    under.card.owner != seat or top.card.owner == seat or \
+                    abs(top.t_ms - under.t_ms) > 300:
+                continue
+            found = [i for i, r in enumerate(self.records) if isinstance(r.action, Move)
+                     and r.action.dst == f"lake:{j}" and r.action.card == code]
+            if len(found) < 2:
+                continue
+            a, b = found[-2], found[-1]
+            records = list(self.records)
+            records[a], records[b] = records[b], records[a]
+            fresh = self._rebuilt(records)
+            if fresh is None or fresh.lake[j].placements[-1].card.owner != seat:
+                continue
+            self.records, self.table = records, fresh
+            return True
+        return False
 
     def _rebuilt(self, records: list[_Record]) -> Table | None:
         """A fresh engine from the deal hypothesis with ``records`` replayed, or None when

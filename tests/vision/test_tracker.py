@@ -920,6 +920,27 @@ def test_a_card_glimpsed_drawn_onto_a_seen_waste_top_and_played_is_a_waste_move(
     assert tr.nertz_counts() == [13, 13]
 
 
+def test_one_of_two_identical_cards_landed_together_taken_back_leaves_the_other_counting():
+    # seat 0's and seat 1's 2H land on the AH pile in the same instant (only one shows);
+    # seat 1's 2H then shows on its column again: seat 1 took its card back, and seat 0's
+    # 2H is the one on the pile
+    tr = Tracker(HouseRules(), 2)
+    cols = {"seat0:river3": ["2H"], "seat1:river3": ["2H"]}
+    events = _play(tr, [(_table({0: "AH", 1: "5D"}, cols), 3, None),
+                        (_table({0: "8C", 1: "5D"}, {**cols, "lake:0": ["AH"]}), 5, None),
+                        (_table({0: "8C", 1: "5D"}, {"seat0:river3": [], "seat1:river3": [],
+                                                     "lake:0": ["2H"]}), 8, None),
+                        (_table({0: "8C", 1: "5D"}, {"seat0:river3": [],
+                                                     "seat1:river3": ["2H"],
+                                                     "lake:0": ["2H"]}), 30, None)])
+    assert [(e["type"], e["seat"], e["card"]) for e in events
+            if e["type"] == "retract"] == [("retract", 1, "2H")]
+    assert [(p.card.code, p.card.owner) for p in tr.table.lake[0].placements] == [
+        ("AH", 0), ("2H", 0)]
+    assert [c.code for c in tr.table.layouts[1].river[3]] == ["2H"]
+    assert not tr.flags()
+
+
 def test_a_move_seen_after_a_call_but_decided_before_it_is_applied_is_after_the_round():
     # seat 0 plays its whole nertz pile (the spades, Ace to King) and calls; seat 1 lays AD
     # on the lake a second later, which the tracker settles before it applies the call:
