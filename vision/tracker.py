@@ -26,7 +26,7 @@ score.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rules import HouseRules
@@ -1149,17 +1149,17 @@ class Tracker:
     def _untie_for_take_back(self, code: str, seat: int) -> bool:
         """``seat``'s card lies right under another seat's identical card that landed at
         the same instant (a tie), and shows again in its layout: the one taken back is the
-        top one. Swap the two landings (the engine rebuilt) so that it can be retracted."""
+        one that does not count. Swap the two landings (the engine rebuilt) so that it can
+        be retracted (from under later cards too)."""
         table = self.table
         assert table is not None
         for j, f in enumerate(table.lake):
             pls = f.placements
-            if len(pls) < 2:
-                continue
-            top, under = pls[-1], pls[-2]
-            if top.card.code != code or under.card.code != code or \
-                    under.card.owner != seat or top.card.owner == seat or \
-                    abs(top.t_ms - under.t_ms) > 300:
+            pair = next(((under, top) for under, top in zip(pls, pls[1:], strict=False)
+                         if top.card.code == code and under.card.code == code
+                         and under.card.owner == seat and top.card.owner != seat
+                         and abs(top.t_ms - under.t_ms) <= 300), None)
+            if pair is None:
                 continue
             found = [i for i, r in enumerate(self.records) if isinstance(r.action, Move)
                      and r.action.dst == f"lake:{j}" and r.action.card == code]
@@ -1167,10 +1167,13 @@ class Tracker:
                 continue
             a, b = found[-2], found[-1]
             records = list(self.records)
-            records[a], records[b] = records[b], records[a]
+            ta, tb = records[a].t_ms, records[b].t_ms  # (each keeps its slot's time)
+            records[a], records[b] = replace(records[b], t_ms=ta), replace(records[a], t_ms=tb)
             fresh = self._rebuilt(records)
-            if fresh is None or fresh.lake[j].placements[-1].card.owner != seat:
-                continue
+            if fresh is None or fresh.lake[j].placements[-1].card.owner != seat and not any(
+                    p.card.code == code and p.card.owner == seat and not p.counts
+                    for p in fresh.lake[j].placements):
+                continue  # (retractable: on top, or misplaced under later cards)
             self.records, self.table = records, fresh
             return True
         return False

@@ -941,6 +941,23 @@ def test_one_of_two_identical_cards_landed_together_taken_back_leaves_the_other_
     assert not tr.flags()
 
 
+def test_the_card_that_lost_a_tie_is_taken_back_from_under_a_later_card():
+    # as above, but seat 1 lays its 3H on the pile before its 2H shows on its column again
+    tr = Tracker(HouseRules(), 2)
+    cols = {"seat0:river3": ["2H"], "seat1:river3": ["2H"]}
+    gone = {"seat0:river3": [], "seat1:river3": []}
+    events = _play(tr, [(_table({0: "AH", 1: "3H"}, cols), 3, None),
+                        (_table({0: "8C", 1: "3H"}, {**cols, "lake:0": ["AH"]}), 5, None),
+                        (_table({0: "8C", 1: "3H"}, {**gone, "lake:0": ["2H"]}), 8, None),
+                        (_table({0: "8C", 1: "QS"}, {**gone, "lake:0": ["3H"]}), 8, None),
+                        (_table({0: "8C", 1: "QS"}, {"seat0:river3": [], "seat1:river3": ["2H"],
+                                                     "lake:0": ["3H"]}), 30, None)])
+    assert [(e["seat"], e["card"]) for e in events if e["type"] == "retract"] == [(1, "2H")]
+    assert [(p.card.code, p.card.owner, p.counts) for p in tr.table.lake[0].placements] == [
+        ("AH", 0, True), ("2H", 0, True), ("3H", 1, True)]
+    assert not tr.flags()
+
+
 def test_a_move_seen_after_a_call_but_decided_before_it_is_applied_is_after_the_round():
     # seat 0 plays its whole nertz pile (the spades, Ace to King) and calls; seat 1 lays AD
     # on the lake a second later, which the tracker settles before it applies the call:
