@@ -213,7 +213,7 @@ def eval_cluttered(detector: CardDetector, folder: Path, failures: list) -> dict
     by_file: dict[str, list[dict]] = {}
     for r in rows:
         by_file.setdefault(r["filename"], []).append(r)
-    found = right = total = 0
+    found = right = total = false_backs = 0
     seconds = 0.0
     for name, cards in sorted(by_file.items()):
         img = cv2.imread(str(folder / "images" / "test" / name))
@@ -223,6 +223,7 @@ def eval_cluttered(detector: CardDetector, folder: Path, failures: list) -> dict
         dets = detector(img)
         seconds += time.perf_counter() - t0
         faces = [i for i in range(len(dets)) if dets.class_id[i] != BACK]
+        false_backs += len(dets) - len(faces)  # (these photos show no card backs)
         for r in cards:
             total += 1
             gt = np.array([float(r[k]) for k in ("xmin", "ymin", "xmax", "ymax")])
@@ -241,6 +242,7 @@ def eval_cluttered(detector: CardDetector, folder: Path, failures: list) -> dict
                 failures.append((img[y1:y2, x1:x2], RANK_WORDS[r["class"]], rank or "?"))
     return {"box_recall": found / max(1, total), "rank_acc": right / max(1, found),
             "rank_of_all": right / max(1, total), "cards": total, "images": len(by_file),
+            "false_backs": false_backs,
             "ms_per_image": 1000 * seconds / max(1, len(by_file))}
 
 
@@ -317,7 +319,8 @@ def main(argv: list[str] | None = None) -> None:
         s = eval_cluttered(detector, cluttered, failures)
         print(f"cluttered-rank-boxes (test): box recall {s['box_recall']:.3f}, rank accuracy "
               f"{s['rank_acc']:.3f} of found ({s['rank_of_all']:.3f} of all {s['cards']} cards,"
-              f" {s['images']} images), {s['ms_per_image']:.0f} ms/image", flush=True)
+              f" {s['images']} images), {s['false_backs']} backs reported (the photos show "
+              f"none), {s['ms_per_image']:.0f} ms/image", flush=True)
     if failures:
         failure_grid(failures, args.failures)
         print(f"failure crops (truth>read): {args.failures}")

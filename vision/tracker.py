@@ -74,6 +74,7 @@ class _PlaceState:
     glimpsed: dict[str, float] = field(default_factory=dict)  # those before the last commit
     empty_t: float = -1.0  # when it was last committed empty
     refilled_t: float = -1.0  # when a card was last committed on it after it was empty
+    tops: list[tuple[str | None, float]] = field(default_factory=list)  # (top, since), recent
     doubt: tuple[tuple[str, ...], float] | None = None  # a doubtful view and since when
 
 
@@ -459,6 +460,8 @@ class Tracker:
                     first = st.top_t  # an old glimpse, not this arrival
                 was_empty = st.stable == ()
                 st.stable, st.stable_frame = st.cand, obs.frame
+                st.tops = [*st.tops[-3:], (st.stable[-1] if st.stable else None,
+                                           float(obs.t_ms))]
                 # timed by the first frame the new top showed, even under a hand (a slide
                 # under keeps the top)
                 st.stable_t = min(st.top_t, st.cand_t, max(first, st.stable_t)) \
@@ -618,7 +621,9 @@ class Tracker:
         for _ in range(64):
             if not (self._hidden_stacks(final, self._urgent_tops())
                     or self._arrivals(final) or self._reveals() or self._stock_waste(final)
-                    or self._hidden_stacks(final)):
+                    or self._hidden_stacks(final)
+                    or any(self._taken_card_replayed(name, st)
+                           for name, st in self.states.items() if name.startswith("lake:"))):
                 break
 
     def _urgent_tops(self) -> set[tuple[str, str]]:
@@ -1251,6 +1256,39 @@ class Tracker:
         evidence["via"] = col
         return col
 
+    def _taken_card_replayed(self, place: str, st: _PlaceState) -> bool:
+        """The pile's top is a card taken from another seat's layout (flagged, it does not
+        count); it went away (the card under it showed) and came back: the taker returned
+        it and its owner played it. Commit the take-back and the owner's move."""
+        table = self.table
+        assert table is not None
+        j = self.lake_map.get(place)
+        if j is None or j >= len(table.lake) or len(st.tops) < 3 or \
+                len(table.lake[j].placements) < 2:
+            return False
+        top = table.lake[j].placements[-1]
+        code, under = top.card.code, table.lake[j].placements[-2].card.code
+        (was, _t0), (dip, t1), (now, t2) = st.tops[-3:]
+        if top.counts or top.card.owner == top.seat or was != code or dip != under or \
+                now != code or t1 <= top.t_ms:
+            return False
+        rec = next((r for r in reversed(self.records) if isinstance(r.action, Move)
+                    and r.action.dst == f"lake:{j}" and r.action.card == code), None)
+        if rec is None or not rec.action.src.startswith(f"seat{top.card.owner}:"):
+            return False
+        src, owner = rec.action.src, top.card.owner
+        if top.seat not in self._arms_over(st.box, t1 - 1000, t1 + 1):
+            return False  # the taker's arm did not take it away
+        if any(not spot[3] for spot in self._free_spots(under, place)):
+            return False  # (another card like the one under it may have been laid on it)
+        why = {"why": f"{code}, taken from seat{owner}'s layout, left {place} and came back"}
+        if not self._commit(Retract(top.seat, code, f"lake:{j}", src), t1, st.stable_frame,
+                            inferred=True, evidence=why):
+            return False
+        self._commit(Move(owner, code, src, f"lake:{j}"), t2, st.stable_frame,
+                     evidence=why)
+        return True
+
     def _under_top(self, place: str) -> str | None:
         """The code of the engine's card under the top of a lake pile."""
         j = self.lake_map.get(place)
@@ -1862,7 +1900,7 @@ class Tracker:
         if isinstance(action, Move | Retract) and any(
                 isinstance(a, Move | Retract) and type(a) is not type(action)
                 and a.card == action.card and a.src == action.dst and a.dst == action.src
-                for a in self._pass):
+                and a.seat == action.seat for a in self._pass):
             return False  # undoing what this pass did: an oscillation, not evidence
         if isinstance(action, Draw | Recycle | Rotate):
             self.last_stock_t[action.seat] = float(t_ms)

@@ -958,6 +958,33 @@ def test_the_card_that_lost_a_tie_is_taken_back_from_under_a_later_card():
     assert not tr.flags()
 
 
+def test_a_taken_card_given_back_and_played_by_its_owner_counts_for_the_owner():
+    # seat 1 takes seat 0's 2C onto the AC pile (flagged); seat 1's arm takes it away (the
+    # AC shows again, the column stays under the hand), and seat 0's arm lays it back
+    boxes = {"seat0:river3": (40.0, 0.0, 50.0, 14.0), "lake:0": (100.0, 100.0, 110.0, 114.0)}
+    col, gone = {"seat0:river3": ["2C"]}, {"seat0:river3": []}
+    tr = Tracker(HouseRules(), 2)
+    script = [(_table({0: "AC", 1: "5D"}, col), 3, []),
+              (_table({0: "8H", 1: "5D"}, {**col, "lake:0": ["AC"]}), 3, []),
+              (_table({0: "8H", 1: "5D"}, {**col, "lake:0": ["AC"]}), 1,
+               [(boxes["seat0:river3"], 1)]),
+              (_table({0: "8H", 1: "5D"}, {**gone, "lake:0": ["2C"]}), 10, []),
+              (_table({0: "8H", 1: "5D"}, {**gone, "lake:0": ["AC"]}), 2, [(boxes["lake:0"], 1)]),
+              (_table({0: "8H", 1: "5D"}, {**gone, "lake:0": ["AC"]}), 4, []),
+              (_table({0: "8H", 1: "5D"}, {**gone, "lake:0": ["2C"]}), 1, [(boxes["lake:0"], 0)]),
+              (_table({0: "8H", 1: "5D"}, {**gone, "lake:0": ["2C"]}), 10, [])]
+    events, n = [], 0
+    for places, repeat, hands in script:
+        for _ in range(repeat):
+            events += tr.update(_boxed(n, places, boxes, hands))
+            n += 1
+    assert [(e["type"], e["seat"], e["card"]) for e in events
+            if e["type"] in ("move", "retract")] == [
+        ("move", 0, "AC"), ("move", 1, "2C"), ("retract", 1, "2C"), ("move", 0, "2C")]
+    assert [(p.card.code, p.seat, p.counts) for p in tr.table.lake[0].placements] == [
+        ("AC", 0, True), ("2C", 0, True)]
+
+
 def test_a_move_seen_after_a_call_but_decided_before_it_is_applied_is_after_the_round():
     # seat 0 plays its whole nertz pile (the spades, Ace to King) and calls; seat 1 lays AD
     # on the lake a second later, which the tracker settles before it applies the call:
