@@ -1901,6 +1901,7 @@ class Tracker:
                 isinstance(a, Move | Retract) and type(a) is not type(action)
                 and a.card == action.card and a.src == action.dst and a.dst == action.src
                 and a.seat == action.seat for a in self._pass):
+            table.pop()
             return False  # undoing what this pass did: an oscillation, not evidence
         if isinstance(action, Draw | Recycle | Rotate):
             self.last_stock_t[action.seat] = float(t_ms)
