@@ -1695,6 +1695,11 @@ class Tracker:
                     continue  # the top left: a departure, wait for where it went (with the
                     # engine's stock empty, a card deeper in its waste shows only after a
                     # recycle and draws)
+                k = min(len(seen), len(waste) - 1)
+                if k >= min(2, len(seen)) and seen[-k:] == tuple(waste[-1 - k:-1]) and any(
+                        name.startswith("lake:") and (other.stable or ("",))[-1] == waste[-1]
+                        for name, other in self.states.items()):
+                    continue  # the top left and a pile shows its like: it lies under that
                 if any(s[0] != wname and not s[3] and s[2] == seat
                        and self._departed(s[0], top) == 3
                        for s in self._free_spots(top, wname)):

@@ -985,6 +985,25 @@ def test_a_taken_card_given_back_and_played_by_its_owner_counts_for_the_owner():
         ("AC", 0, True), ("2C", 0, True)]
 
 
+def test_a_waste_top_gone_while_a_pile_shows_its_like_lost_a_race_it_was_not_a_draw():
+    # seat 1's AH starts a pile; seat 0's AH leaves its waste top at once (the fan now
+    # shows a deeper card) and the pile still shows one AH: seat 0's lies on it, flagged
+    tr = Tracker(HouseRules(), 2)
+    ah = {"seat1:river3": ["AH"]}
+    _play(tr, [(_table({0: "4S", 1: "5D"}, ah), 3, None),
+               (_table({0: "4S", 1: "5D"}, {**ah, "seat0:waste": ["KC", "AS", "AH"]}), 5, None),
+               (_table({0: "4S", 1: "5D"}, {"seat0:waste": ["KC", "AS", "AH"],
+                                            "seat1:river3": [], "lake:0": ["AH"]}), 2, None),
+               (_table({0: "4S", 1: "5D"}, {"seat0:waste": ["6C", "KC", "AS"],
+                                            "seat1:river3": [], "lake:0": ["AH"]}), 40, None)])
+    tr.finish()
+    assert _moves(tr.events) == [(1, "AH", "seat1:river3", "lake:0"),
+                                 (0, "AH", "seat0:waste", "lake:0")]
+    assert [(p.card.code, p.seat, p.counts) for p in tr.table.lake[0].placements] == [
+        ("AH", 1, True), ("AH", 0, False)]
+    assert [f["rule"] for f in tr.flags()] == ["foundation_rank"]
+
+
 def test_a_move_seen_after_a_call_but_decided_before_it_is_applied_is_after_the_round():
     # seat 0 plays its whole nertz pile (the spades, Ace to King) and calls; seat 1 lays AD
     # on the lake a second later, which the tracker settles before it applies the call:
