@@ -1212,14 +1212,6 @@ class Tracker:
             return owner  # never seen there (a blind pile): no sign of when it left
         # the arms over it as the card left (not the owner's coming back after)
         seats = set(self._arms_over(st.box, left - 200, min(t + 1, left + self.TAKE_MS)))
-        if owner in seats and len(seats) > 1 and dest and t - left <= self.TAKE_MS:
-            # the owner's arm and another's were both there, and the card showed at its
-            # destination right after: the arm that brought it there took it
-            there = self.states.get(dest)
-            landing = set(self._arms_over(there.box if there is not None else None,
-                                          t - 500, t + 1)) & seats
-            if len(landing) == 1 and owner not in landing:
-                return landing.pop()
         if owner in seats or len(seats) != 1:
             return owner
         return seats.pop()

@@ -801,27 +801,6 @@ def test_a_card_taken_by_another_seats_arm_while_the_owner_works_elsewhere_is_no
         assert [f["rule"] for f in tr.flags()] == (["not_your_card"] if mover == 1 else [])
 
 
-def test_with_both_arms_over_the_source_the_arm_that_lands_the_card_took_it():
-    # seat 0's and seat 1's arms are both over seat 0's nertz pile as its AH leaves; only
-    # seat 1's arm is over the lake pile where it lands at once: seat 1 took it. With
-    # seat 0's arm at the lake instead, it is seat 0's own move.
-    boxes = {"seat0:nertz": (0.0, 0.0, 10.0, 14.0), "lake:0": (100.0, 100.0, 110.0, 114.0)}
-    for lander, flags in ((1, ["not_your_card"]), (0, [])):
-        tr = Tracker(HouseRules(), 2)
-        both = [(boxes["seat0:nertz"], 0), (boxes["seat0:nertz"], 1)]
-        script = [(_table({0: "AH", 1: "5D"}), 3, []),
-                  (_table({0: "AH", 1: "5D"}), 1, both),
-                  (_table({0: "5C", 1: "5D"}), 2, [(boxes["lake:0"], lander)]),
-                  (_table({0: "5C", 1: "5D"}, {"lake:0": ["AH"]}), 8, [])]
-        events, n = [], 0
-        for places, repeat, hands in script:
-            for _ in range(repeat):
-                events += tr.update(_boxed(n, places, boxes, hands))
-                n += 1
-        assert _moves(events) == [(lander, "AH", "seat0:nertz", "lake:0")]
-        assert [f["rule"] for f in tr.flags()] == flags
-
-
 def test_a_card_hidden_under_a_misplaced_identical_card_is_found_from_the_waste_it_left():
     # seat 1 takes seat 0's 2C onto the AC pile (flagged, it does not count); seat 1's own
     # 2C, seen on its waste, then lands on it unseen (an identical card hides it) and the
