@@ -1378,10 +1378,10 @@ class Tracker:
                 out.append((nname, 1, seat, False))
         return out
 
-    def _under_a_departed_nertz_top(self, seat: int, code: str, t: float) -> bool:
-        """The engine's nertz top was seen in the seat's layout after it left the pile (its
-        landing is not committed yet), and ``code`` showed on the pile after it and is gone:
-        ``code`` was the next nertz card, played too."""
+    def _gone_nertz_card(self, seat: int, code: str, t: float) -> tuple[str, float] | None:
+        """``code`` showed on the seat's nertz pile lately and is gone from it, while the
+        engine holds it hidden under another top: (that top, when ``code`` was last seen
+        there), else None."""
         table = self.table
         assert table is not None
         nertz = table.layouts[seat].nertz
@@ -1389,37 +1389,37 @@ class Tracker:
         seen = self.seen_at.get((nname, code))
         if not nertz or seen is None or t - seen > self.pool_window_ms or \
                 nertz[-1].code == code or (seat, code) in self.named:
-            return False
-        top = nertz[-1].code
-        left = self.seen_at.get((nname, top))
-        prefix = f"seat{seat}:"
-        if left is None or seen <= left or not any(
-                name.startswith(prefix) and name != nname and c == top and g > left
-                for (name, c), g in self.seen_at.items()):
-            return False
+            return None
         where = table.where(code, seat)
-        return where is not None and where.kind in ("stock", "waste", "nertz") and \
-            self._departed(nname, code) == 3
+        if where is None or where.kind not in ("stock", "waste", "nertz") or \
+                self._departed(nname, code) != 3:
+            return None
+        return nertz[-1].code, seen
+
+    def _under_a_departed_nertz_top(self, seat: int, code: str, t: float) -> bool:
+        """The engine's nertz top was seen in the seat's layout after it left the pile (its
+        landing is not committed yet), and ``code`` showed on the pile after it and is gone:
+        ``code`` was the next nertz card, played too."""
+        gone = self._gone_nertz_card(seat, code, t)
+        if gone is None:
+            return False
+        top, seen = gone
+        nname, prefix = f"seat{seat}:nertz", f"seat{seat}:"
+        left = self.seen_at.get((nname, top))
+        return left is not None and seen > left and any(
+            name.startswith(prefix) and name != nname and c == top and g > left
+            for (name, c), g in self.seen_at.items())
 
     def _skipped_nertz_card(self, seat: int, code: str, t: float) -> bool:
         """``code`` showed on the seat's nertz pile after its previous top left and before
         the top the engine has now was first seen there, and is gone from it: it was turned
         and played between two committed views (the engine never had it as a top)."""
-        table = self.table
-        assert table is not None
-        nertz = table.layouts[seat].nertz
-        nname = f"seat{seat}:nertz"
-        seen = self.seen_at.get((nname, code))
-        if not nertz or seen is None or t - seen > self.pool_window_ms or \
-                nertz[-1].code == code or (seat, code) in self.named:
+        gone = self._gone_nertz_card(seat, code, t)
+        if gone is None:
             return False
-        top = nertz[-1].code
+        top, seen = gone
         first = self.nertz_first.get((seat, top))
-        if (seat, top) not in self.nertz_tops or first is None or first <= seen:
-            return False
-        where = table.where(code, seat)
-        return where is not None and where.kind in ("stock", "waste", "nertz") and \
-            self._departed(nname, code) == 3
+        return (seat, top) in self.nertz_tops and first is not None and first > seen
 
     def _lift_above_nertz_top(self, seat: int, code: str) -> bool:
         """Put the hidden ``code`` right above the engine's nertz top in the deal hypothesis
