@@ -983,6 +983,25 @@ def test_a_waste_top_gone_while_a_pile_shows_its_like_lost_a_race_it_was_not_a_d
     assert [f["rule"] for f in tr.flags()] == ["foundation_rank"]
 
 
+def test_a_card_never_seen_on_its_pile_is_not_taken_by_an_arm_passing_over_it():
+    # seat 0's face-down nertz pile: seat 1's arm passes over it while seat 0's lays an AS
+    # on a new pile as the next card shows: seat 0's own nertz move, no not_your_card
+    boxes = {"seat0:nertz": (0.0, 0.0, 10.0, 14.0), "lake:1": (120.0, 100.0, 130.0, 114.0)}
+    blind = _table({0: "AH", 1: "5D"}, {"lake:0": ["AH"], "seat0:nertz": []})
+    script = [(_table({0: "AH", 1: "5D"}), 3, []), (blind, 10, []),
+              (blind, 2, [(boxes["seat0:nertz"], 1), (boxes["lake:1"], 0)]),
+              (_table({0: "9C", 1: "5D"}, {"lake:0": ["AH"], "lake:1": ["AS"]}), 10, [])]
+    tr = Tracker(HouseRules(), 2)
+    events, n = [], 0
+    for places, repeat, hands in script:
+        for _ in range(repeat):
+            events += tr.update(_boxed(n, places, boxes, hands))
+            n += 1
+    assert _moves(events) == [(0, "AH", "seat0:nertz", "lake:0"),
+                              (0, "AS", "seat0:nertz", "lake:1")]
+    assert not tr.flags()
+
+
 def test_a_move_seen_after_a_call_but_decided_before_it_is_applied_is_after_the_round():
     # seat 0 plays its whole nertz pile (the spades, Ace to King) and calls; seat 1 lays AD
     # on the lake a second later, which the tracker settles before it applies the call:
