@@ -76,6 +76,7 @@ class _PlaceState:
     refilled_t: float = -1.0  # when a card was last committed on it after it was empty
     tops: list[tuple[str | None, float]] = field(default_factory=list)  # (top, since), recent
     doubt: tuple[tuple[str, ...], float] | None = None  # a doubtful view and since when
+    held: tuple[str, ...] | None = None  # the view while only a doubtful read holds it back
 
 
 @dataclass
@@ -442,6 +443,9 @@ class Tracker:
                 if place.kind == "nertz":
                     self.nertz_first.setdefault((place.seat, top), float(obs.t_ms))
             st.covered = covered or not usable
+            # (held back only for a doubtful read: in plain view, what it no longer shows
+            # has left)
+            st.held = tuple(codes) if usable is False and not covered else None
             st.last_frame = obs.frame
             if st.covered:
                 st.cand, st.cand_n = None, 0
@@ -782,7 +786,7 @@ class Tracker:
             gone = code not in st.stable
         else:
             gone = not st.stable or st.stable[-1] != code
-        if gone:
+        if gone or st.held is not None and code not in st.held:
             return 3
         if engine_place.startswith("lake:") and self.table is not None:
             pls = self.table.lake[int(engine_place.split(":")[1])].placements
