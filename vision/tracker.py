@@ -944,6 +944,9 @@ class Tracker:
             if kind == "lake" and self._ace_under_misplaced(action, t, st.stable_frame,
                                                             evidence):
                 return True
+            if kind == "river" and not under and isinstance(action, Move) and exp and \
+                    table.is_legal(action) is not True:
+                self._bridge_column(action, exp[-1], t, evidence)
             if self._commit(action, t, st.stable_frame, frames=frames, evidence=evidence):
                 if kind == "lake" and dest not in self.lake_map:
                     self.lake_map[dest] = int(action.dst.split(":")[1])  # type: ignore[union-attr]
@@ -1628,7 +1631,44 @@ class Tracker:
                                    "from": src})
             evidence["inferred_before"] = evidence.get("inferred_before", []) + [missing]
 
-    def _seen_on_a_waste(self, code: str, t: float) -> list[tuple[str, int, int, bool]]:
+    def _bridge_column(self, move: Move, top: str, t: float, evidence: dict[str, Any]) -> None:
+        """A column seen at 9♠ and then at 7♠ had a red 8 laid between, hidden by the 7♠: when
+        exactly one such card of the column's seat has left its place (or its waste) unseen,
+        commit that move first (marked inferred)."""
+        table = self.table
+        assert table is not None
+        if top not in ALL_CODES or move.card not in ALL_CODES:
+            return
+        low, high = Card.parse(move.card), Card.parse(top)
+        if high.rank - low.rank != 2 or low.is_red != high.is_red:
+            return
+        seat = Place.parse(move.dst).seat
+        suits = "DH" if not high.is_red else "CS"
+        found = []
+        for suit in suits:
+            code = Card(high.rank - 1, suit).code
+            spots = [sp for sp in self._free_spots(code, move.dst)
+                     if sp[2] == seat and not sp[3] and sp[1] == 1 and sp[0] != move.src
+                     and self._departed(sp[0], code) == 3 and (sp[0], code) in self.seen_at]
+            if not spots:
+                spots = self._seen_on_a_waste(code, t, bring=False)
+                spots = [sp for sp in spots if sp[2] == seat]
+            found += [(code, sp) for sp in spots]
+        if len(found) != 1:
+            return
+        code, (src, _n, _seat, _r) = found[0]
+        if src.endswith(":waste") and not self._bring_to_waste_top(seat, code):
+            return
+        bridge = Move(seat, code, src, move.dst)
+        if table.is_legal(bridge) is not True:
+            return
+        if self._commit(bridge, t, self.frame, inferred=True,
+                        evidence={"why": f"{move.card} seen on {top} in {move.dst}",
+                                  "from": src}):
+            evidence["inferred_before"] = evidence.get("inferred_before", []) + [code]
+
+    def _seen_on_a_waste(self, code: str, t: float, bring: bool = True
+                         ) -> list[tuple[str, int, int, bool]]:
         """The one seat whose waste showed ``code`` lately, gone from it since, while the
         engine keeps it among that seat's hidden cards (its waste order was taken for
         out of step): that waste, with ``code`` made its engine top."""
@@ -1645,7 +1685,7 @@ class Tracker:
                     or st is None or code in (st.stable or ()):
                 continue
             seats.append(seat)
-        if len(seats) != 1 or not self._bring_to_waste_top(seats[0], code):
+        if len(seats) != 1 or bring and not self._bring_to_waste_top(seats[0], code):
             return []
         return [(f"seat{seats[0]}:waste", 1, seats[0], False)]
 

@@ -1002,6 +1002,23 @@ def test_a_card_never_seen_on_its_pile_is_not_taken_by_an_arm_passing_over_it():
     assert not tr.flags()
 
 
+def test_a_column_seen_at_9s_then_7s_had_the_red_8_from_the_waste_laid_between():
+    # seat 0 draws 8H (seen on its waste), lays it on its 9S under the hand, then lays its
+    # 7S on it so that the 8H's index is hidden: one inferred move and one legal move
+    tr = Tracker(HouseRules(draw=1), 2)
+    cols = {"seat0:river2": ["9S"], "seat0:river3": ["7S"]}
+    events = _play(tr, [(_table({0: "4C", 1: "5D"}, cols), 3, None),
+                        (_table({0: "4C", 1: "5D"}, {**cols, "seat0:waste": ["8H"]}), 6, None),
+                        (_table({0: "4C", 1: "5D"}, cols), 2, 0),
+                        (_table({0: "4C", 1: "5D"}, {"seat0:river2": ["9S", "7S"],
+                                                     "seat0:river3": []}), 10, None)])
+    assert _moves(events) == [(0, "8H", "seat0:waste", "seat0:river2"),
+                              (0, "7S", "seat0:river3", "seat0:river2")]
+    assert [e.get("inferred", False) for e in events if e["type"] == "move"] == [True, False]
+    assert not tr.flags()
+    assert [c.code for c in tr.table.layouts[0].river[2]] == ["9S", "8H", "7S"]
+
+
 def test_a_move_seen_after_a_call_but_decided_before_it_is_applied_is_after_the_round():
     # seat 0 plays its whole nertz pile (the spades, Ace to King) and calls; seat 1 lays AD
     # on the lake a second later, which the tracker settles before it applies the call:
