@@ -1651,8 +1651,7 @@ class Tracker:
                      if sp[2] == seat and not sp[3] and sp[1] == 1 and sp[0] != move.src
                      and self._departed(sp[0], code) == 3 and (sp[0], code) in self.seen_at]
             if not spots:
-                spots = self._seen_on_a_waste(code, t, bring=False)
-                spots = [sp for sp in spots if sp[2] == seat]
+                spots = self._seen_on_a_waste(code, t, bring=False, only_seat=seat)
             found += [(code, sp) for sp in spots]
         if len(found) != 1:
             return
@@ -1667,15 +1666,15 @@ class Tracker:
                                   "from": src}):
             evidence["inferred_before"] = evidence.get("inferred_before", []) + [code]
 
-    def _seen_on_a_waste(self, code: str, t: float, bring: bool = True
-                         ) -> list[tuple[str, int, int, bool]]:
+    def _seen_on_a_waste(self, code: str, t: float, bring: bool = True,
+                         only_seat: int | None = None) -> list[tuple[str, int, int, bool]]:
         """The one seat whose waste showed ``code`` lately, gone from it since, while the
         engine keeps it among that seat's hidden cards (its waste order was taken for
         out of step): that waste, with ``code`` made its engine top."""
         table = self.table
         assert table is not None
         seats = []
-        for seat in range(self.seats):
+        for seat in range(self.seats) if only_seat is None else (only_seat,):
             wname = f"seat{seat}:waste"
             seen = self.seen_at.get((wname, code))
             where = table.where(code, seat)
