@@ -70,10 +70,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--copies", type=int, default=2, help="scales drawn per photo")
     parser.add_argument("--tile", type=int, default=320)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--limit", type=int, default=0, help="only the first N photos")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     detector = CardDetector.load()
     photos = labelled_cards(args.real, "train")
+    if args.limit:
+        photos = dict(sorted(photos.items())[:args.limit])
     tiles = faces = indices = 0
     for name, cards in sorted(photos.items()):
         image = cv2.imread(str(args.real / "images" / "train" / name))
