@@ -11,7 +11,7 @@ pytestmark = pytest.mark.skipif(not (REAL / "images" / "train").is_dir(),
                                 reason="the real photographs (../shared/data) are not here")
 
 
-def test_tiles_label_each_card_and_only_index_reads_that_agree_with_its_rank(tmp_path):
+def test_real_photo_tiles_label_faces_at_the_localisers_card_size_and_no_backs(tmp_path):
     assert main(["--out", str(tmp_path), "--limit", "4", "--copies", "1"]) == 0
     images = sorted((tmp_path / "images" / "train").glob("real_*.jpg"))
     labels = sorted((tmp_path / "labels" / "train").glob("real_*.txt"))
