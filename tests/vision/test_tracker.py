@@ -780,6 +780,17 @@ def _boxed(n: int, places: dict[str, list[str]], boxes: dict[str, tuple[float, .
     return obs
 
 
+def _play_boxed(tr: Tracker, script: list[tuple[dict[str, list[str]], int, list]],
+                boxes: dict[str, tuple[float, ...]]) -> list[dict]:
+    """Feed ``(places, frames, arms)`` steps of :func:`_boxed` observations on one clock."""
+    events, n = [], 0
+    for places, repeat, hands in script:
+        for _ in range(repeat):
+            events += tr.update(_boxed(n, places, boxes, hands))
+            n += 1
+    return events
+
+
 def test_a_card_taken_by_another_seats_arm_while_the_owner_works_elsewhere_is_not_yours():
     # seat 1's arm alone is over seat 0's nertz pile when its AH leaves (seat 0's own arm
     # is over its river): seat 1 played it; but a card moved within seat 0's layout under
@@ -792,11 +803,7 @@ def test_a_card_taken_by_another_seats_arm_while_the_owner_works_elsewhere_is_no
         tr = Tracker(HouseRules(), 2)
         script = [(_table({0: top, 1: "5D"}), 3, []), (_table({0: "5C", 1: "5D"}), 2, arms),
                   (_table({0: "5C", 1: "5D"}, after), 8, [])]
-        events, n = [], 0
-        for places, repeat, hands in script:
-            for _ in range(repeat):
-                events += tr.update(_boxed(n, places, boxes, hands))
-                n += 1
+        events = _play_boxed(tr, script, boxes)
         assert _moves(events) == [(mover, top, "seat0:nertz", dest)]
         assert [f["rule"] for f in tr.flags()] == (["not_your_card"] if mover == 1 else [])
 
@@ -818,11 +825,7 @@ def test_a_card_hidden_under_a_misplaced_identical_card_is_found_from_the_waste_
               (_table({0: "8H", 1: "3C"}, {**gone, "seat1:waste": ["KS", "9S", "JH"]}), 5, []),
               (_table({0: "8H", 1: "JD"}, {**gone, "lake:0": ["3C"],
                                            "seat1:waste": ["KS", "9S", "JH"]}), 10, [])]
-    events, n = [], 0
-    for places, repeat, hands in script:
-        for _ in range(repeat):
-            events += tr.update(_boxed(n, places, boxes, hands))
-            n += 1
+    events = _play_boxed(tr, script, boxes)
     assert _moves(events) == [(0, "AC", "seat0:nertz", "lake:0"),
                               (1, "2C", "seat0:river3", "lake:0"),
                               (1, "2C", "seat1:waste", "lake:0"),
@@ -851,11 +854,7 @@ def test_a_card_turned_and_played_unseen_off_a_face_down_nertz_pile_is_a_nertz_m
         waste_seen):
     boxes = {"lake:1": (120.0, 100.0, 130.0, 114.0)}
     tr = Tracker(HouseRules(), 2)
-    events, n = [], 0
-    for places, repeat, hands in _blind_nertz_script(waste_seen):
-        for _ in range(repeat):
-            events += tr.update(_boxed(n, places, boxes, hands))
-            n += 1
+    events = _play_boxed(tr, _blind_nertz_script(waste_seen), boxes)
     assert _moves(events) == [(0, "AH", "seat0:nertz", "lake:0"),
                               (0, "AS", "seat0:nertz", "lake:1")]
     assert tr.nertz_counts() == [11, 13]
@@ -952,11 +951,7 @@ def test_a_taken_card_given_back_and_played_by_its_owner_counts_for_the_owner():
               (_table({0: "8H", 1: "5D"}, {**gone, "lake:0": ["AC"]}), 4, []),
               (_table({0: "8H", 1: "5D"}, {**gone, "lake:0": ["2C"]}), 1, [(boxes["lake:0"], 0)]),
               (_table({0: "8H", 1: "5D"}, {**gone, "lake:0": ["2C"]}), 10, [])]
-    events, n = [], 0
-    for places, repeat, hands in script:
-        for _ in range(repeat):
-            events += tr.update(_boxed(n, places, boxes, hands))
-            n += 1
+    events = _play_boxed(tr, script, boxes)
     assert [(e["type"], e["seat"], e["card"]) for e in events
             if e["type"] in ("move", "retract")] == [
         ("move", 0, "AC"), ("move", 1, "2C"), ("retract", 1, "2C"), ("move", 0, "2C")]
@@ -992,11 +987,7 @@ def test_a_card_never_seen_on_its_pile_is_not_taken_by_an_arm_passing_over_it():
               (blind, 2, [(boxes["seat0:nertz"], 1), (boxes["lake:1"], 0)]),
               (_table({0: "9C", 1: "5D"}, {"lake:0": ["AH"], "lake:1": ["AS"]}), 10, [])]
     tr = Tracker(HouseRules(), 2)
-    events, n = [], 0
-    for places, repeat, hands in script:
-        for _ in range(repeat):
-            events += tr.update(_boxed(n, places, boxes, hands))
-            n += 1
+    events = _play_boxed(tr, script, boxes)
     assert _moves(events) == [(0, "AH", "seat0:nertz", "lake:0"),
                               (0, "AS", "seat0:nertz", "lake:1")]
     assert not tr.flags()
