@@ -1167,11 +1167,10 @@ class Tracker:
         assert table is not None
         for j, f in enumerate(table.lake):
             pls = f.placements
-            pair = next(((under, top) for under, top in zip(pls, pls[1:], strict=False)
-                         if top.card.code == code and under.card.code == code
-                         and under.card.owner == seat and top.card.owner != seat
-                         and abs(top.t_ms - under.t_ms) <= 300), None)
-            if pair is None:
+            if not any(top.card.code == code and under.card.code == code
+                       and under.card.owner == seat and top.card.owner != seat
+                       and abs(top.t_ms - under.t_ms) <= 300
+                       for under, top in zip(pls, pls[1:], strict=False)):
                 continue
             found = [i for i, r in enumerate(self.records) if isinstance(r.action, Move)
                      and r.action.dst == f"lake:{j}" and r.action.card == code]
@@ -1668,9 +1667,10 @@ class Tracker:
 
     def _seen_on_a_waste(self, code: str, t: float, bring: bool = True,
                          only_seat: int | None = None) -> list[tuple[str, int, int, bool]]:
-        """The one seat whose waste showed ``code`` lately, gone from it since, while the
-        engine keeps it among that seat's hidden cards (its waste order was taken for
-        out of step): that waste, with ``code`` made its engine top."""
+        """The one seat (of all, or ``only_seat``) whose waste showed ``code`` lately, gone
+        from it since, while the engine keeps it among that seat's hidden cards (its waste
+        order was taken for out of step): that waste as a source, with ``code`` made its
+        engine top unless ``bring`` is False."""
         table = self.table
         assert table is not None
         seats = []
