@@ -32,7 +32,8 @@ def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
 
 
 def compare(observations: list[Observation], labels: list[dict]) -> tuple[Counter, Counter]:
-    """(right/wrong per place kind, misreads) over frames where the place is uncovered;
+    """(right/wrong per place kind, misreads (truth, read, kind)) over frames where the
+    place is uncovered;
     ``(kind, "alt")`` counts the misreads whose truth is among the reader's alternatives.
     Lake piles are matched by the box of their top card (the table model numbers its own
     piles)."""
@@ -56,7 +57,7 @@ def compare(observations: list[Observation], labels: list[dict]) -> tuple[Counte
             read = top.code if top is not None else None
             ok = read == want
             if not ok:
-                misreads[(want, read)] += 1
+                misreads[(want, read, _kind(name))] += 1
                 if top is not None and want in [a for a, _p in top.alternatives]:
                     tally[(_kind(name), "alt")] += 1
             tally[(_kind(name), ok)] += 1
@@ -75,7 +76,8 @@ def main(argv: list[str] | None = None) -> None:
     tally: Counter = Counter()
     misreads: Counter = Counter()
     for path in found:
-        labels_path = path.with_name(path.name.replace(".observations.pkl", ".labels.jsonl"))
+        # (r0-s1-1280x720-10fps[.incremental[.settle_ms100]].observations.pkl)
+        labels_path = path.with_name(path.name.split(".")[0] + ".labels.jsonl")
         with open(path, "rb") as fh:
             observations = pickle.load(fh)  # noqa: S301 - written by scripts.eval_replay
         labels = [json.loads(x) for x in labels_path.read_text().splitlines()][1:]
@@ -89,8 +91,16 @@ def main(argv: list[str] | None = None) -> None:
             print(f"  {kind:<6} exposed card read right in {right} of {right + wrong} "
                   f"uncovered frames ({right / (right + wrong):.3f}); the truth is among "
                   f"the alternatives of {tally[(kind, 'alt')]} of the {wrong} misses")
+    overall: Counter = Counter()
+    for (w, r, _k), n in misreads.items():
+        overall[(w, r)] += n
     print("  most frequent misreads (truth > read: frames): " + ", ".join(
-        f"{w}>{r}: {n}" for (w, r), n in misreads.most_common(args.top)))
+        f"{w}>{r}: {n}" for (w, r), n in overall.most_common(args.top)))
+    for kind in KINDS:
+        mine = Counter({(w, r): n for (w, r, k), n in misreads.items() if k == kind})
+        if mine:
+            print(f"    {kind}: " + ", ".join(f"{w}>{r}: {n}" for (w, r), n in
+                                          mine.most_common(args.top // 2)))
 
 
 if __name__ == "__main__":

@@ -79,11 +79,18 @@ def main(argv: list[str] | None = None) -> None:
                    help="with --full: the change-gated detector's observations "
                    "(*.incremental.observations.pkl, eval_replay --incremental)")
     args = p.parse_args(argv)
-    kept = ".incremental.observations.pkl" if args.incremental else ".observations.pkl"
+    def kept(log: Path) -> Path | None:
+        """The kept observations of ``log``'s round (gated runs: any gate variant's,
+        ``.incremental[.settle_ms100].observations.pkl``; the newest)."""
+        middle = ".incremental*" if args.incremental else ""
+        found = sorted(log.parent.glob(f"{log.stem}{middle}.observations.pkl"),
+                       key=lambda q: q.stat().st_mtime)
+        return found[-1] if found else None
+
     newest: dict[int, Path] = {}
     pattern = "r*fps.jsonl" if args.full else "r*-labels.jsonl"
     for q in sorted(args.cache.glob(pattern), key=lambda q: q.stat().st_mtime):
-        if (q.with_suffix(kept).exists() if args.full else
+        if (kept(q) is not None if args.full else
                 q.with_name(q.name.replace("-labels.jsonl", "-labels.labels.jsonl")).exists()):
             newest[int(q.name[1:].split("-")[0])] = q
     for _i, log in sorted(newest.items()):
@@ -92,7 +99,7 @@ def main(argv: list[str] | None = None) -> None:
             continue
         labels = log.with_name(log.name.replace("-labels.jsonl", "-labels.labels.jsonl"))
         if args.full:
-            truth, tracker = run(log, labels, log.with_suffix(kept))
+            truth, tracker = run(log, labels, kept(log))
         elif not labels.exists():
             continue
         else:

@@ -30,6 +30,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from scripts.make_real_index_crops import feeder_rows, feeder_split
 from vision.detector import BACK, CardDetector
 from vision.identify import IndexClassifier
 
@@ -183,22 +184,34 @@ def locate_index(img: np.ndarray, window: tuple[int, int, int, int] = (70, 40, 1
     return (bx1 + x0, by1 + y0, bx2 + x0, by2 + y0)
 
 
+def feeder_scores(pred: list[str], truth: list[str]) -> dict[str, float]:
+    """Card, rank and suit top-1 of reads ``pred`` against codes ``truth``."""
+    pairs = list(zip(pred, truth, strict=True))
+    n = max(1, len(pairs))
+    return {"card": sum(p == t for p, t in pairs) / n,
+            "rank": sum(p[:-1] == t[:-1] for p, t in pairs) / n,
+            "suit": sum(p[-1:] == t[-1:] for p, t in pairs) / n, "n": len(pairs)}
+
+
 def eval_feeder(classifier: IndexClassifier, folder: Path, failures: list
                 ) -> dict[str, dict[str, float]]:
-    rows = [r for r in csv.DictReader(open(folder / "labels.csv")) if r["card"] != "NONE"]
+    rows = feeder_rows(folder)
+    split = feeder_split(rows)
+    rows = [r for r in rows if r["card"] != "NONE"]
     images = [cv2.imread(str(folder / r["file"])) for r in rows]
     truth = [r["card"] for r in rows]
+    in_test = [split[r["file"]] == "test" for r in rows]
     out: dict[str, dict[str, float]] = {}
     located = [locate_index(img) or FEEDER_WINDOW for img in images]
     for name, boxes in (("fixed window", [FEEDER_WINDOW] * len(images)),
                         ("located index", located)):
         pred, _ = classifier.read_boxes_each(images, boxes)
-        n = max(1, len(truth))
-        out[name] = {"card": sum(p == t for p, t in zip(pred, truth, strict=True)) / n,
-                     "rank": sum(p[:-1] == t[:-1] for p, t in zip(pred, truth, strict=True)) / n,
-                     "suit": sum(p[-1:] == t[-1:] for p, t in zip(pred, truth, strict=True)) / n,
-                     "n": len(truth)}
+        out[name] = feeder_scores(pred, truth)
         if name == "located index":
+            # the declared test split alone (never trained on: scripts.make_real_index_crops)
+            out["located index, test split"] = feeder_scores(
+                [p for p, t in zip(pred, in_test, strict=True) if t],
+                [p for p, t in zip(truth, in_test, strict=True) if t])
             confusions = Counter((t, p) for t, p in zip(truth, pred, strict=True) if t != p)
             out[name]["confused"] = ", ".join(f"{t}>{p} {c}" for (t, p), c in
                                               confusions.most_common(6))

@@ -50,7 +50,8 @@ def load_split(folders: list[Path], limit: int = 0, seed: int = 0,
                size: tuple[int, int] = (SIZE, SIZE)
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Images (N, H, W, 3) RGB uint8 of ``size`` (W, H), rank targets (13 = none) and suit
-    targets (-1 = none) of ``<folder>/<code>/*.png`` for each folder."""
+    targets (-1 = none or unknown) of ``<folder>/<code>/*.png`` for each folder; a folder
+    ``<rank>x`` holds crops whose suit is unknown (real photos labelled by rank only)."""
     files = sorted(p for folder in folders for p in folder.glob("*/*.png"))
     random.Random(seed).shuffle(files)
     if limit:
@@ -68,7 +69,8 @@ def load_split(folders: list[Path], limit: int = 0, seed: int = 0,
         if code == NONE:
             ranks[i], suits[i] = len(RANKS), -1
         else:
-            ranks[i], suits[i] = RANKS.index(code[:-1]), SUITS.index(code[-1])
+            ranks[i] = RANKS.index(code[:-1])
+            suits[i] = SUITS.index(code[-1]) if code[-1] in SUITS else -1
     return images, ranks, suits
 
 
@@ -107,6 +109,46 @@ def build_model():  # noqa: ANN201 - torch is imported lazily (train extra only)
             return self.rank(h), self.suit(h)
 
     return IndexReader()
+
+
+def load_onnx_weights(model, path: Path) -> None:  # noqa: ANN001
+    """Load an exported reader's weights (``models/index_classifier.onnx``) into ``model``.
+    The export folded each batch norm into its convolution, so the convolutions take the
+    folded weights and biases and the batch norms become identities: fine-tune such a model
+    with its batch norms frozen (``freeze_batch_norms``)."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    convs = [n for n in graph.node if n.op_type == "Conv"]
+    torch_convs = [m for m in model.features if isinstance(m, torch.nn.Conv2d)]
+    norms = [m for m in model.features if isinstance(m, torch.nn.BatchNorm2d)]
+    if len(convs) != len(torch_convs):
+        raise ValueError(f"{path}: {len(convs)} convolutions, this reader has "
+                         f"{len(torch_convs)}")
+    with torch.no_grad():
+        for node, conv, norm in zip(convs, torch_convs, norms, strict=True):
+            conv.weight.copy_(torch.from_numpy(np.array(weights[node.input[1]])))
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(torch.from_numpy(np.array(weights[node.input[2]])))
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+        for name, param in model.named_parameters():
+            key = f"inner.{name}"
+            if key in weights:
+                param.copy_(torch.from_numpy(np.array(weights[key])))
+
+
+def freeze_batch_norms(model) -> None:  # noqa: ANN001
+    """Batch norms in eval mode (their running statistics kept; scale and shift still
+    learn)."""
+    import torch
+
+    for m in model.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.eval()
 
 
 def class_probabilities(rank_logits, suit_logits):  # noqa: ANN001, ANN201
@@ -285,6 +327,8 @@ def fit(model, train: tuple[np.ndarray, np.ndarray, np.ndarray], args: argparse.
     ranks, suits = torch.from_numpy(train[1]), torch.from_numpy(train[2])
     for epoch in range(start, args.epochs):
         model.train()
+        if getattr(args, "freeze_bn", False):
+            freeze_batch_norms(model)
         t0, total = time.time(), 0.0
         order = torch.randperm(len(images), generator=generator)
         for step in range(steps_per_epoch):
@@ -334,7 +378,10 @@ def training_parser(description: str, data: Path, epochs: int, work: Path, out: 
     parser.add_argument("--work", type=Path, default=work)
     parser.add_argument("--resume", action="store_true", help="continue from --work/last.pt")
     parser.add_argument("--init", type=Path, default=None,
-                        help="start from these weights (a best.pt) with a fresh schedule")
+                        help="start from these weights (a best.pt, or for the index reader "
+                             "an exported .onnx) with a fresh schedule")
+    parser.add_argument("--freeze-bn", action="store_true",
+                        help="keep batch-norm statistics fixed (implied by an .onnx --init)")
     parser.add_argument("--out", type=Path, default=out)
     return parser
 
@@ -354,7 +401,10 @@ def main(argv: list[str] | None = None) -> None:
     val = load_split([d / "val" for d in args.data], 0, args.seed)
     print(f"train {len(train[0])} crops, val {len(val[0])} crops", flush=True)
     model = build_model().to(args.device)
-    if args.init is not None:
+    if args.init is not None and args.init.suffix == ".onnx":
+        load_onnx_weights(model, args.init)
+        args.freeze_bn = True
+    elif args.init is not None:
         model.load_state_dict(torch.load(args.init, map_location=args.device))
 
     def score(model) -> dict[str, float]:  # noqa: ANN001
