@@ -75,6 +75,7 @@ class _PlaceState:
     empty_t: float = -1.0  # when it was last committed empty
     refilled_t: float = -1.0  # when a card was last committed on it after it was empty
     tops: list[tuple[str | None, float]] = field(default_factory=list)  # (top, since), recent
+    settled: dict[str, float] = field(default_factory=dict)  # top → its last stable_t
     doubt: tuple[tuple[str, ...], float] | None = None  # a doubtful view and since when
     held: tuple[str, ...] | None = None  # the view while only a doubtful read holds it back
 
@@ -144,6 +145,8 @@ class Tracker:
         self._deal_lists: list[dict[str, list[str]]] = []
         self._pending_calls: list[tuple[int, float]] = []
         self._deal_reads: dict[str, tuple[str | None, int]] = {}  # place -> (read, frames)
+        # place -> the read seen alike on the most frames in a row so far, and how many
+        self._deal_settled: dict[str, tuple[str, int]] = {}
         self.frame = -1
         self.t_ms = 0.0
         self.finished = False
@@ -321,13 +324,18 @@ class Tracker:
                 prev = self._deal_reads.get(name)
                 n = prev[1] + 1 if prev is not None and prev[0] == code else 1
                 self._deal_reads[name] = (code, n)
+                best = self._deal_settled.get(name)
+                if code is not None and n >= self.min_frames and (best is None or n > best[1]):
+                    self._deal_settled[name] = (code, n)
         seen: list[tuple[str, tuple[str, ...]]] = []
         for k in range(self.seats):
             names = (f"seat{k}:nertz", *(f"seat{k}:river{i}" for i in range(cols)))
-            reads = [self._deal_reads.get(name) for name in names]
-            if any(r is None or r[0] is None or r[1] < self.min_frames for r in reads):
+            # (a place keeps its surest read once play has changed it, a column grown
+            # longer or a nertz top played, while another place is still unread)
+            settled = [self._deal_settled.get(name) for name in names]
+            if any(r is None for r in settled):
                 return
-            codes = [r[0] for r in reads if r is not None and r[0] is not None]
+            codes = [r[0] for r in settled if r is not None]
             if len(set(codes)) != len(codes):
                 return
             seen.append((codes[0], tuple(codes[1:])))
@@ -471,6 +479,8 @@ class Tracker:
                 st.stable_t = min(st.top_t, st.cand_t, max(first, st.stable_t)) \
                     if fresh_top else st.cand_t
                 st.glimpsed, st.first = st.first, {}
+                if st.stable:
+                    st.settled[st.stable[-1]] = st.stable_t
                 if not st.stable:
                     st.empty_t = float(obs.t_ms)
                 elif was_empty:
@@ -813,6 +823,8 @@ class Tracker:
         for dest in order:
             st = self.states[dest]
             seen = st.stable or ()
+            landed = st.stable_t  # when the arriving card settled there
+            buried = None
             exp = self._expected(dest)
             kind = self._kind(dest)
             if not seen or kind == "nertz" and st.covered:
@@ -837,9 +849,14 @@ class Tracker:
                     run = seen[len(exp) - k:]
             else:
                 run = (seen[-1],)
-                if exp and exp[-1] == seen[-1]:
+                buried = self._buried_arrival(dest, st, exp) if kind == "lake" else None
+                if buried is not None:
+                    # the pile's last top, never committed, now under a card that builds
+                    # on it: it landed there first
+                    run, landed = (buried[0],), buried[1]
+                elif exp and exp[-1] == seen[-1]:
                     continue
-                if kind == "lake" and self._under_top(dest) == seen[-1] and \
+                elif kind == "lake" and self._under_top(dest) == seen[-1] and \
                         not self._handed_since_top(dest, st):
                     continue  # the top card was taken back: the one under it shows again
             code = run[0]
@@ -877,28 +894,28 @@ class Tracker:
                                                       and self._kind(s[0]) == "river")]
             pool: list[tuple[str, int, int, bool]] = []
             if len(run) == 1 and kind in ("lake", "river"):
-                pool = self._waste_candidates(code, dest, spots, st.stable_t)
+                pool = self._waste_candidates(code, dest, spots, landed)
             if not spots and not pool and len(run) == 1 and kind in ("lake", "river"):
                 spots = self._from_waste_pool(code, dest)
             cands = spots + pool
             if not cands:
                 continue
-            ranked = sorted(cands, key=lambda s: self._rank(s, code, st.stable_t, s in pool,
+            ranked = sorted(cands, key=lambda s: self._rank(s, code, landed, s in pool,
                                                             st),
                             reverse=True)
-            if len(pool) > 1 and not any(self._rank(s, code, st.stable_t, False)[1] == 3
+            if len(pool) > 1 and not any(self._rank(s, code, landed, False)[1] == 3
                                          for s in spots):
                 # only a hidden card of some seat can have made it: the one seat whose arm
                 # was over the pile as it landed laid it
-                armed = [s for s in pool if self._rank(s, code, st.stable_t, True, st)[2]]
+                armed = [s for s in pool if self._rank(s, code, landed, True, st)[2]]
                 if len(armed) == 1:
                     ranked = armed + [s for s in ranked if s is not armed[0]]
             best = ranked[0]
-            score = self._rank(best, code, st.stable_t, best in pool)[-1]
+            score = self._rank(best, code, landed, best in pool)[-1]
             if best in pool and score == 2:
                 score = 3  # seen on the waste, and gone from it
-            waited = self.t_ms - st.stable_t
-            if score < 3 and not (final or waited >= self.wait_ms):
+            waited = self.t_ms - landed
+            if score < 3 and not (final or waited >= self.wait_ms or buried is not None):
                 continue
             if score == 1:
                 continue
@@ -907,12 +924,15 @@ class Tracker:
                                      else self._bring_to_waste_top(best[2], code)):
                 continue
             src, n, seat, is_retract = best
-            t = int(st.stable_t)
+            t = int(landed)
             frames = (self._since_frame(src), st.stable_frame)
             evidence = {"seen": list(seen), "expected": list(exp), "from": src,
                         "departure": score}
             if self.reads.get((dest, code)):
                 evidence["reads"] = [[a, round(p, 3)] for a, p in self.reads[(dest, code)]]
+            if buried is not None:
+                evidence["why"] = (f"{code} showed on {dest} before {seen[-1]}, which builds "
+                                   f"on it, covered it")
             if is_retract or (self._kind(src) == "river" and kind in ("nertz", "waste")):
                 owner = seat
                 if not is_retract:
@@ -926,7 +946,8 @@ class Tracker:
                         j = len(table.lake)
                     dst = f"lake:{j}"
                     if not self._orphans_under(j, code, src, t, evidence,
-                                               final or waited >= self.wait_ms, dest=dest):
+                                               final or waited >= self.wait_ms
+                                               or buried is not None, dest=dest):
                         continue  # a card that left with it may still land elsewhere
                     self._infer_missing(seat, code, j, t, evidence)
                     self._orphans_under(j, code, src, t, evidence, True, commit=True,
@@ -950,8 +971,39 @@ class Tracker:
             if self._commit(action, t, st.stable_frame, frames=frames, evidence=evidence):
                 if kind == "lake" and dest not in self.lake_map:
                     self.lake_map[dest] = int(action.dst.split(":")[1])  # type: ignore[union-attr]
+                source = self.states.get(self._obs_place_of(src))
+                if buried is not None and source is not None and source.covered and \
+                        source.stable and source.stable[-1] == code:
+                    # its source, under hands since, still shows it: unknown until seen
+                    # again (not a card taken back there)
+                    source.stable = None
                 return True
         return False
+
+    def _buried_arrival(self, dest: str, st: _PlaceState, exp: tuple[str, ...]
+                        ) -> tuple[str, float] | None:
+        """The card a lake pile showed on top before its present top, never committed,
+        when the present top builds on it (same suit, one rank up) and it builds on the
+        engine's top of the pile (or is an Ace starting it): it landed and was covered
+        before its own move was decided (its source hidden under hands). (code, since)."""
+        if len(st.tops) < 2 or not st.stable:
+            return None
+        (prev, prev_t), (cur, _t) = st.tops[-2], st.tops[-1]
+        if prev is None or cur != st.stable[-1] or prev == cur or prev in exp or \
+                prev not in ALL_CODES or cur not in ALL_CODES:
+            return None
+        below, above = Card.parse(prev), Card.parse(cur)
+        if above.suit != below.suit or above.rank != below.rank + 1:
+            return None
+        if exp:
+            if exp[-1] not in ALL_CODES:
+                return None
+            base = Card.parse(exp[-1])
+            if base.suit != below.suit or base.rank + 1 != below.rank:
+                return None
+        elif below.rank != 1:
+            return None
+        return prev, st.settled.get(prev, prev_t)  # (timed as any arrival: first shown)
 
     def _hidden_stacks(self, final: bool, urgent: set[tuple[str, str]] | None = None
                        ) -> bool:

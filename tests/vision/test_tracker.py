@@ -1110,3 +1110,50 @@ def test_a_card_covered_at_once_by_one_that_came_through_a_column_is_found_under
                      (0, "6C", "seat0:river3", "lake:0", False)]
     assert [pl.card.code for pl in tr.table.lake[0].placements] == ["AD", "2D", "6C"]
     assert tr.nertz_counts() == [11, 12]
+
+
+def test_an_ace_covered_by_the_next_card_before_its_move_was_decided_is_committed_first():
+    # seat 0's AH lands on a new pile while a hand still hides seat 0's nertz pile (its
+    # departure cannot be seen); seat 1 lays 2H on it within a second. The AH's move comes
+    # first, timed when it showed; the 2H builds on it (no flag), and nothing is taken back
+    tr = Tracker(HouseRules(), 2)
+    start = _table({0: "AH", 1: "2H"})
+    ace = _table({0: "AH", 1: "2H"}, {"lake:0": ["AH"]})
+    two = _table({0: "AH", 1: "5D"}, {"lake:0": ["2H"]})
+    after = _table({0: "8C", 1: "5D"}, {"lake:0": ["2H"]})
+    events, n = [], 0
+    for places, repeat, hidden in ((start, 3, False), (ace, 6, True), (two, 6, True),
+                                   (after, 30, False)):
+        for _ in range(repeat):
+            obs = _obs(n, places)
+            if hidden:  # the hand over seat 0's nertz pile hides it whole
+                obs.places["seat0:nertz"] = PlaceView("seat0:nertz", [], 1.0)
+            events += tr.update(obs)
+            n += 1
+    moves = _moves(events)
+    assert [(m[0], m[1], m[2]) for m in moves] == [(0, "AH", "seat0:nertz"),
+                                                   (1, "2H", "seat1:nertz")]
+    assert moves[0][3] == moves[1][3]
+    ace_move = next(e for e in events if e["type"] == "move" and e["card"] == "AH")
+    assert ace_move["t_ms"] <= 500  # when it showed (frame 3), not when 2H covered it
+    assert not tr.flags()
+    assert not [e for e in events if e["type"] == "retract"]
+    assert tr.nertz_counts() == [12, 12]
+
+
+def test_the_deal_is_found_when_one_place_is_read_only_after_play_began():
+    # seat 1's river3 card is not read at first; seat 0 plays its nertz top QH onto river0
+    # before it is. Each place keeps its surest read, so the deal is found once river3 is
+    # read, with QH as seat 0's nertz top, and QH's move follows
+    tr = Tracker(HouseRules(), 2)
+    unread = _table({0: "QH", 1: "5D"})
+    del unread["seat1:river3"]
+    played = _table({0: "5C", 1: "5D"}, {"seat0:river0": ["KS", "QH"]})
+    del played["seat1:river3"]
+    read = _table({0: "5C", 1: "5D"}, {"seat0:river0": ["KS", "QH"]})
+    events = _play_covered(tr, [(unread, 10, None), (played, 6, None), (read, 20, None)])
+    assert tr.dealt
+    deal = {e["seat"]: e for e in events if e["type"] == "deal"}
+    assert deal[0]["nertz"][-1] == "QH" and deal[1]["river"][3] == ["7S"]
+    assert [(m[0], m[1], m[2], m[3]) for m in _moves(events)] == [
+        (0, "QH", "seat0:nertz", "seat0:river0")]
