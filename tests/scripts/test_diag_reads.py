@@ -25,4 +25,4 @@ def test_misreads_and_lake_piles_matched_by_code():
     tally, misreads = compare(obs, labels)
     assert tally[("nertz", False)] == 1 and tally[("river", True)] == 1
     assert tally[("lake", True)] == 1
-    assert misreads == {("AS", "AC"): 1}
+    assert misreads == {("AS", "AC", "nertz"): 1}
