@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -661,6 +662,10 @@ def _log_report(path: Path, out_dir: Path) -> None:
 
 
 # --- the app ------------------------------------------------------------------------------
+#: an id or index in a request path (SQLite's integers are 64-bit: a larger one is a 422,
+#: not a server error)
+RowId = Annotated[int, PathParam(ge=0, le=2**63 - 1)]
+
 def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = None,
                max_upload: int = DEFAULT_MAX_UPLOAD, camera: int | None = None,
                synchronous: str = "FULL") -> FastAPI:
@@ -754,13 +759,13 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
         return svc.store.tables()
 
     @app.get("/api/tables/{table_id}", tags=["tables"])
-    def get_table(table_id: int) -> dict[str, Any]:
+    def get_table(table_id: RowId) -> dict[str, Any]:
         table = svc.store.table(table_id)
         running = [r["id"] for r in svc.store.rounds(table_id, "running")]
         return {**table, "running_round": running[0] if running else None}
 
     @app.put("/api/tables/{table_id}/rules", tags=["tables"])
-    def set_rules(table_id: int, body: RulesIn, authorization: Auth = None,
+    def set_rules(table_id: RowId, body: RulesIn, authorization: Auth = None,
                   x_token: XToken = None) -> dict[str, Any]:
         """Change the house rules (from the next round on)."""
         require_table(table_id, authorization, x_token)
@@ -771,7 +776,7 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
         return svc.store.table(table_id)
 
     @app.put("/api/tables/{table_id}/profile", tags=["tables"])
-    def set_profile(table_id: int, body: ProfileIn, authorization: Auth = None,
+    def set_profile(table_id: RowId, body: ProfileIn, authorization: Auth = None,
                     x_token: XToken = None) -> dict[str, Any]:
         """Store the table profile (TOML); its ``[rules]`` (or top-level options with a
         ``preset``) become the house rules."""
@@ -794,14 +799,14 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
         return svc.store.table(table_id)
 
     @app.put("/api/tables/{table_id}/seats/{seat}", tags=["tables"])
-    def set_player(table_id: int, seat: int, body: PlayerIn, authorization: Auth = None,
+    def set_player(table_id: RowId, seat: RowId, body: PlayerIn, authorization: Auth = None,
                    x_token: XToken = None) -> dict[str, Any]:
         require_table(table_id, authorization, x_token)
         svc.store.set_player(table_id, seat, body.name)
         return svc.store.table(table_id)
 
     @app.post("/api/tables/{table_id}/seats/{seat}/back", tags=["tables"])
-    async def register_back(table_id: int, seat: int, request: Request,
+    async def register_back(table_id: RowId, seat: RowId, request: Request,
                             authorization: Auth = None, x_token: XToken = None
                             ) -> dict[str, Any]:
         """Register a seat's back design from a photo of one card back (JPEG or PNG body):
@@ -829,7 +834,7 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
         return out
 
     @app.put("/api/tables/{table_id}/calibration", tags=["tables"])
-    def set_calibration(table_id: int, body: CalibrationIn, authorization: Auth = None,
+    def set_calibration(table_id: RowId, body: CalibrationIn, authorization: Auth = None,
                         x_token: XToken = None) -> dict[str, Any]:
         """Four table corners clicked on the camera image (when there are no markers)."""
         require_table(table_id, authorization, x_token)
@@ -845,18 +850,18 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
         return svc.store.table(table_id)
 
     @app.get("/api/tables/{table_id}/standings", tags=["rounds"])
-    def standings(table_id: int) -> dict[str, Any]:
+    def standings(table_id: RowId) -> dict[str, Any]:
         """Match standings over the table's ended rounds."""
         return svc.standings(table_id)
 
     # --- rounds ---
     @app.get("/api/tables/{table_id}/rounds", tags=["rounds"])
-    def list_rounds(table_id: int) -> list[dict[str, Any]]:
+    def list_rounds(table_id: RowId) -> list[dict[str, Any]]:
         svc.store.table(table_id)
         return svc.store.rounds(table_id)
 
     @app.post("/api/tables/{table_id}/rounds", status_code=201, tags=["rounds"])
-    async def start_round(table_id: int, body: SourceIn, authorization: Auth = None,
+    async def start_round(table_id: RowId, body: SourceIn, authorization: Auth = None,
                           x_token: XToken = None) -> dict[str, Any]:
         """Start a round from a source: ``simulate`` (the bots, as if live), ``log`` (an
         uploaded event log), ``events`` (posted to …/events), ``video`` (an uploaded
@@ -874,11 +879,11 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
         return rnd
 
     @app.get("/api/rounds/{round_id}", tags=["rounds"])
-    def get_round(round_id: int) -> dict[str, Any]:
+    def get_round(round_id: RowId) -> dict[str, Any]:
         return round_info(round_id)
 
     @app.get("/api/rounds/{round_id}/events", tags=["rounds"])
-    def round_events(round_id: int, after: Annotated[int, Query(ge=0)] = 0
+    def round_events(round_id: RowId, after: Annotated[int, Query(ge=0)] = 0
                      ) -> list[dict[str, Any]]:
         """The round's events as the rules give them with every correction applied
         (``derived``: a flag or end the referee computed; ``corrected``: a changed event)."""
@@ -886,21 +891,21 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
         return [r for r in rows if r["seq"] > after]
 
     @app.get("/api/rounds/{round_id}/recorded", tags=["rounds"])
-    def recorded_events(round_id: int, after: Annotated[int, Query(ge=0)] = 0
+    def recorded_events(round_id: RowId, after: Annotated[int, Query(ge=0)] = 0
                         ) -> list[dict[str, Any]]:
         """The events exactly as recorded (append-only; corrections not applied)."""
         svc.store.round(round_id)
         return svc.store.events(round_id, after)
 
     @app.get("/api/rounds/{round_id}/log.jsonl", tags=["rounds"], response_class=PlainTextResponse)
-    def round_log(round_id: int) -> PlainTextResponse:
+    def round_log(round_id: RowId) -> PlainTextResponse:
         """The corrected round as an event log (``nertz check`` accepts it once ended)."""
         rows, _e, _p = svc.round_log(round_id)
         text = "".join(json.dumps(r["event"], separators=(",", ":")) + "\n" for r in rows)
         return PlainTextResponse(text, media_type="application/x-ndjson")
 
     @app.get("/api/rounds/{round_id}/scores", tags=["rounds"])
-    def round_scores(round_id: int) -> dict[str, Any]:
+    def round_scores(round_id: RowId) -> dict[str, Any]:
         rnd = svc.store.round(round_id)
         s = svc.sessions.get(round_id)
         return {"round_id": round_id, "status": rnd["status"],
@@ -908,7 +913,7 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
                 "standings": svc.standings(rnd["table_id"])}
 
     @app.get("/api/rounds/{round_id}/state", tags=["rounds"])
-    def round_state(round_id: int) -> dict[str, Any]:
+    def round_state(round_id: RowId) -> dict[str, Any]:
         """What lies on the table now (or at the end), for the live view."""
         s = svc.sessions.get(round_id)
         if s is not None:
@@ -917,7 +922,7 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
         return engine.state()
 
     @app.get("/api/rounds/{round_id}/flags", tags=["rounds"])
-    def round_flags(round_id: int) -> list[dict[str, Any]]:
+    def round_flags(round_id: RowId) -> list[dict[str, Any]]:
         """Every flag of the round, with the event that raised it, its neighbours, and the
         video frame it was seen in (``frame``, for frame-by-frame review; null if none)."""
         rows, _e, _p = svc.round_log(round_id)
@@ -934,7 +939,7 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
         return out
 
     @app.get("/api/rounds/{round_id}/events/{seq}/suggestions", tags=["corrections"])
-    def suggestions(round_id: int, seq: int) -> list[dict[str, Any]]:
+    def suggestions(round_id: RowId, seq: RowId) -> list[dict[str, Any]]:
         """Likely alternative reads of a move: legal moves of the same seat just before it
         whose card the reader also found likely (the move's ``reads``), or that share its
         destination, source, rank or suit."""
@@ -954,7 +959,7 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
                 if not (m["card"] == target.get("card") and m["to"] == target.get("to"))]
 
     @app.post("/api/rounds/{round_id}/calls", tags=["rounds"])
-    async def call(round_id: int, body: CallIn, authorization: Auth = None,
+    async def call(round_id: RowId, body: CallIn, authorization: Auth = None,
                    x_token: XToken = None) -> dict[str, Any]:
         """A player calls "Nertz!" for their seat (seat token), or the table token holder
         for any seat. Answers with the recorded call (``valid``) and what followed."""
@@ -969,7 +974,7 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
         return {"events": recorded, "score": s.engine.score()}
 
     @app.post("/api/rounds/{round_id}/end", tags=["rounds"])
-    async def end_round(round_id: int, body: EndIn, authorization: Auth = None,
+    async def end_round(round_id: RowId, body: EndIn, authorization: Auth = None,
                         x_token: XToken = None) -> dict[str, Any]:
         """End a running round as a stall (scored) or abandoned."""
         rnd = svc.store.round(round_id)
@@ -980,7 +985,7 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
                 "standings": svc.standings(rnd["table_id"])}
 
     @app.post("/api/rounds/{round_id}/events", tags=["rounds"])
-    async def post_events(round_id: int, request: Request, authorization: Auth = None,
+    async def post_events(round_id: RowId, request: Request, authorization: Auth = None,
                           x_token: XToken = None) -> dict[str, Any]:
         """Events from a client (an event object, a list of them, or JSON Lines), for a
         round whose source is ``events``."""
@@ -993,7 +998,7 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
         return {"events": recorded, "problems": problems, "score": s.engine.score()}
 
     @app.post("/api/rounds/{round_id}/frames", tags=["rounds"])
-    async def post_frame(round_id: int, request: Request, authorization: Auth = None,
+    async def post_frame(round_id: RowId, request: Request, authorization: Auth = None,
                          x_token: XToken = None) -> dict[str, Any]:
         """One camera frame (JPEG or PNG body) from a remote client, for a round whose
         source is ``frames``."""
@@ -1007,7 +1012,7 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
 
     @app.get("/api/rounds/{round_id}/frame.jpg", tags=["rounds"],
              responses={200: {"content": {"image/jpeg": {}}}})
-    def latest_frame(round_id: int) -> Response:
+    def latest_frame(round_id: RowId) -> Response:
         """The latest camera frame of a running round."""
         svc.store.round(round_id)
         s = svc.sessions.get(round_id)
@@ -1033,7 +1038,7 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
         return video, kept, labels, fps or 0.0
 
     @app.get("/api/rounds/{round_id}/frames", tags=["review"])
-    def round_frames(round_id: int) -> dict[str, Any]:
+    def round_frames(round_id: RowId) -> dict[str, Any]:
         """How many frames of the round can be reviewed, and at what rate."""
         from .review import frame_count
 
@@ -1045,7 +1050,7 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
 
     @app.get("/api/rounds/{round_id}/frames/{n}.jpg", tags=["review"],
              responses={200: {"content": {"image/jpeg": {}}}})
-    def round_frame(round_id: int, n: int, overlay: bool = True) -> Response:
+    def round_frame(round_id: RowId, n: RowId, overlay: bool = True) -> Response:
         """Frame ``n`` of the round (from its video, or as a camera round kept it) as a
         JPEG, with the overlay: frame and time, the cards seen (render-labels sources), and
         the events recorded at that frame, flags in red."""
@@ -1074,7 +1079,7 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
 
     # --- corrections ---
     @app.post("/api/rounds/{round_id}/corrections", tags=["corrections"])
-    async def correct(round_id: int, body: CorrectionIn, authorization: Auth = None,
+    async def correct(round_id: RowId, body: CorrectionIn, authorization: Auth = None,
                       x_token: XToken = None) -> dict[str, Any]:
         """Correct misread events (replace or delete); the scores are recomputed and the
         change is kept with who made it and why."""
@@ -1083,7 +1088,7 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
         return await svc.correct(round_id, body)
 
     @app.get("/api/rounds/{round_id}/corrections", tags=["corrections"])
-    def corrections(round_id: int) -> list[dict[str, Any]]:
+    def corrections(round_id: RowId) -> list[dict[str, Any]]:
         """The audit trail: every correction of the round, oldest first."""
         svc.store.round(round_id)
         return svc.store.corrections(round_id)
@@ -1177,7 +1182,7 @@ def create_app(db_path: str | Path = "nertz.db", data_dir: str | Path | None = N
 
     # --- live stream ---
     @app.websocket("/api/tables/{table_id}/ws")
-    async def table_ws(ws: WebSocket, table_id: int) -> None:
+    async def table_ws(ws: WebSocket, table_id: RowId) -> None:
         """Events, scores, flags and round starts/ends of a table as they are committed.
         First message: ``hello`` with the latest round's events so far."""
         try:
