@@ -164,9 +164,10 @@ def score(
 def demo(
     out_dir: Annotated[Path, typer.Option("--out", "-o", help="where to write")] = Path(
         "nertz-demo"),
-    path: Annotated[str, typer.Option(help="oracle (the observations from the labels "
-                                      "shipped with the video) or real (detector + table "
-                                      "model)")] = "oracle",
+    path: Annotated[str, typer.Option(help="real (the card detector and table model on "
+                                      "the 1280x720 video, about a minute on 2 cores) or "
+                                      "oracle (the observations from the labels shipped "
+                                      "with the video: the tracker alone)")] = "real",
     no_open: Annotated[bool, typer.Option("--no-open", help="do not open the report")] = False,
 ) -> None:
     """Replay the bundled example round (a rendered 2-seat video) and open its report."""

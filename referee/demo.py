@@ -3,7 +3,8 @@
 The example (``referee/data/demo/``, built by ``python -m scripts.make_demo``) is a 61 s
 2-seat round with mistakes, simulated and rendered as a 384×216, 10 fps overhead video with
 ArUco markers; beside it the simulator's log (the truth), the calls, and the renderer's
-per-frame labels (gzipped).
+per-frame labels (gzipped); and the same round at 1280×720 (H.264, ``round-720p.*``) for
+the real path.
 
 Two paths: ``oracle`` (the default) reads the observations a perfect card detector and
 table model would make from the labels, so the tracker, rules and report run on the real
@@ -28,11 +29,18 @@ from .replay import ReplayError, oracle_observer, pipeline_observer, read_calls,
 
 DEMO = Path(__file__).with_name("data") / "demo"
 
-__all__ = ["DEMO", "DemoError", "demo_files", "run_demo"]
+__all__ = ["DEMO", "DemoError", "demo_files", "real_path_files", "run_demo"]
 
 
 class DemoError(ValueError):
     """The bundled example is missing or cannot be replayed; one line says why."""
+
+
+def real_path_files(folder: Path = DEMO) -> dict[str, Path] | None:
+    """The example at 1280×720 (H.264) with its labels, for the real path; None when the
+    copy is not there (then the real path runs on the small video, where it reads nothing)."""
+    files = {"video": folder / "round-720p.mp4", "labels": folder / "round-720p.labels.jsonl.gz"}
+    return files if all(p.is_file() for p in files.values()) else None
 
 
 def demo_files(folder: Path = DEMO) -> dict[str, Path]:
@@ -78,19 +86,21 @@ def _real_observer(out: Path, labels: Path, video: Path) -> Any:
         raise DemoError(f"real path: {exc}") from None
 
 
-def run_demo(out_dir: str | Path, path: str = "oracle",
+def run_demo(out_dir: str | Path, path: str = "real",
              progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Replay the example into ``out_dir`` (events.jsonl, report.json, report.html, the
     video copied beside them); returns the report with ``path`` and ``truth_scores``."""
     if path not in ("oracle", "real"):
         raise DemoError(f"path must be oracle or real, not {path!r}")
     files = demo_files()
+    if path == "real":
+        files.update(real_path_files() or {})
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    video = out / "round.mp4"
+    video = out / files["video"].name
     if not video.is_file() or video.stat().st_size != files["video"].stat().st_size:
         shutil.copyfile(files["video"], video)
-    labels = out / "round.labels.jsonl"
+    labels = out / files["labels"].name.removesuffix(".gz")
     with gzip.open(files["labels"], "rt", encoding="utf-8") as fh:
         labels.write_text(fh.read(), encoding="utf-8")
     shutil.copyfile(files["log"], out / "truth.jsonl")
@@ -104,7 +114,11 @@ def run_demo(out_dir: str | Path, path: str = "oracle",
                "report are the real ones")
     else:
         observer = _real_observer(out, labels, video)
-        how = "real path: card detector and table model on every frame"
+        h, w = (cv2.VideoCapture(str(video)).get(p) for p in (cv2.CAP_PROP_FRAME_HEIGHT,
+                                                            cv2.CAP_PROP_FRAME_WIDTH))
+        how = (f"real path: the card detector (where the picture changed) and the table "
+               f"model on the {w:.0f}×{h:.0f} video; the renderer's labels give only the "
+               f"truth to compare with")
     try:
         report = replay_video(video, out, observer, rules, seats, read_calls(files["calls"]),
                               progress=progress)

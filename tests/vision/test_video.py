@@ -64,6 +64,22 @@ def test_video_and_labels_are_written_and_readable(card_cache, round_log, tmp_pa
 
 
 @NEEDS_ARTWORK
+def test_an_h264_video_reads_back_through_opencv_like_the_mpeg4_one(card_cache, round_log,
+                                                                   tmp_path):
+    pytest.importorskip("av", reason="H.264 needs PyAV (the train extra)")
+    settings = _settings(max_seconds=2.0, lighting=None)
+    render_video(round_log, tmp_path / "a.mp4", settings)
+    render_video(round_log, tmp_path / "b.mp4", settings, codec="h264", crf=23)
+    mpeg4, h264 = _read(tmp_path / "a.mp4"), _read(tmp_path / "b.mp4")
+    assert len(h264) == len(mpeg4) == 60
+    # the same picture (both lossy), in a file several times smaller
+    assert np.abs(h264[30].astype(int) - mpeg4[30].astype(int)).mean() < 6
+    assert (tmp_path / "b.mp4").stat().st_size < 0.5 * (tmp_path / "a.mp4").stat().st_size
+    with pytest.raises(RenderError, match="codec"):
+        render_video(round_log, tmp_path / "c.mp4", settings, codec="xvid")
+
+
+@NEEDS_ARTWORK
 def test_index_boxes_hold_ink_in_decoded_frames(card_cache, round_log, tmp_path):
     out = tmp_path / "ink.mp4"
     render_video(round_log, out, _settings(size=(1280, 720), camera=Camera(tilt_deg=6)))
