@@ -61,6 +61,11 @@ class RoundEngine:
         self._false = [0] * seats
         self._final: dict[str, Any] | None = None
         self.emptied: list[int] = []
+        #: the score as the source's own rules engine holds it, where the source has one (a
+        #: vision source's tracker: it knows the hidden cards' hypothesis, who owns each lake
+        #: card, which placements count, and puts late-decided moves in their place); used
+        #: instead of this engine's tallies when the deal cannot be replayed here
+        self.source_score: dict[str, Any] | None = None
 
     # --- feeding ----------------------------------------------------------------------
     def feed(self, event: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
@@ -216,6 +221,8 @@ class RoundEngine:
     def _score(self, reason: str | None = None, caller: int | None = None) -> dict[str, Any]:
         if self.table is not None and not self.passthrough:
             return self.table.score().to_dict()
+        if self.source_score is not None:
+            return dict(self.source_score)
         from rules.scoring import score_round
 
         return score_round(self.rules, list(self._lake), list(self._nertz), list(self._false),
@@ -413,6 +420,12 @@ class VisionPipeline:
     def finish(self) -> list[dict[str, Any]]:
         """The source ended: the tracker's last events (the end of the round)."""
         return list(self.tracker.finish() or [])
+
+    def score(self) -> dict[str, Any] | None:
+        """The round's score as the tracker's rules engine holds it now (None before the
+        deal)."""
+        table = self.tracker.table
+        return table.score().to_dict() if table is not None else None
 
 
 async def video_source(target: str | int, pipeline: VisionPipeline, speed: float,

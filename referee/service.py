@@ -363,6 +363,7 @@ class Service:
             async for batch in it:
                 async with s.lock:
                     out: list[dict[str, Any]] = []
+                    self.source_score(s)
                     for event in batch.events:
                         recorded, probs = s.engine.feed(event)
                         out.extend(recorded)
@@ -386,6 +387,13 @@ class Service:
             s.error = str(exc)
             self.problem(s, [f"the source stopped: {exc}"])
 
+    @staticmethod
+    def source_score(s: RoundSession) -> None:
+        """Give the round's engine the vision pipeline's own score (its tracker's), which
+        the engine uses where it cannot replay the deal itself."""
+        if s.pipeline is not None:
+            s.engine.source_score = s.pipeline.score()
+
     async def call(self, s: RoundSession, seat: int) -> list[dict[str, Any]]:
         if not 0 <= seat < s.engine.seats:
             raise ServiceError(f"the table has seats 0-{s.engine.seats - 1}, not {seat}", 422)
@@ -393,6 +401,7 @@ class Service:
             t = s.clock()
             reported = (s.pipeline.call(seat, t) if s.pipeline is not None
                         else [{"type": "call", "t_ms": t, "seat": seat}])
+            self.source_score(s)
             out: list[dict[str, Any]] = []
             for event in reported:
                 recorded, probs = s.engine.feed(event)

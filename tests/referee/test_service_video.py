@@ -231,7 +231,8 @@ def test_the_720p_demo_video_scores_itself_through_the_real_pipeline(
         server: Server, tmp_path: Path) -> None:
     """The bundled 1280×720 round as a live video source, with no labels: card detector
     (change-gated) → table model → tracker → engine, on the server. The scores appear by
-    themselves (the end inferred from the first emptied nertz pile: no call is pressed)."""
+    themselves (the end inferred from the first emptied nertz pile: no call is pressed), the
+    same as ``nertz replay`` gives."""
     from referee.demo import real_path_files
     from scripts.eval_replay import compare
     from vision.identify import MODELS
@@ -263,6 +264,8 @@ def test_the_720p_demo_video_scores_itself_through_the_real_pipeline(
     assert rnd["status"] == "ended" and events[-1]["type"] == "round_end"
     result = compare(truth, events)
     print(result)
-    assert result["moves_hit"] >= 40, result
-    assert all(abs(a - b) <= 3 for a, b in zip(result["scores"], result["truth_scores"],
+    # measured 2026-11-30: 50 of 55 moves, the exact scores [-3, 9] (the round's scores are
+    # the tracker's: its engine puts late-decided moves in their place)
+    assert result["moves_hit"] >= 45, result
+    assert all(abs(a - b) <= 1 for a, b in zip(result["scores"], result["truth_scores"],
                                                strict=True)), result
