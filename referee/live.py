@@ -66,6 +66,8 @@ class RoundEngine:
         #: card, which placements count, and puts late-decided moves in their place); used
         #: instead of this engine's tallies when the deal cannot be replayed here
         self.source_score: dict[str, Any] | None = None
+        #: likewise the source's own table (what the live view draws), where it has one
+        self.source_table: Table | None = None
 
     # --- feeding ----------------------------------------------------------------------
     def feed(self, event: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
@@ -237,10 +239,11 @@ class RoundEngine:
 
     def state(self) -> dict[str, Any]:
         """What is on the table now, for the live view's schematic."""
-        if self.table is None or self.passthrough:
+        tb = self.table if self.table is not None and not self.passthrough else \
+            self.source_table
+        if tb is None:
             return {"lake": [], "seats": [{"nertz": self._nertz[k]} for k in range(self.seats)],
                     "passthrough": self.passthrough, "t_ms": self.last_t}
-        tb = self.table
         lake = []
         for j, f in enumerate(tb.lake):
             top = f.top
@@ -254,7 +257,8 @@ class RoundEngine:
                           "river": [[c.code for c in col] for col in lay.river],
                           "waste_top": lay.waste[-1].code if lay.waste else None,
                           "stock": len(lay.stock), "seat": k})
-        return {"lake": lake, "seats": seats, "passthrough": False, "t_ms": self.last_t}
+        return {"lake": lake, "seats": seats, "passthrough": self.passthrough,
+                "t_ms": self.last_t}
 
     def suggestions(self, seat: int, card: str | None, dst: str | None, src: str | None,
                     reads: list[Any] | None = None) -> list[dict[str, Any]]:
@@ -420,6 +424,10 @@ class VisionPipeline:
     def finish(self) -> list[dict[str, Any]]:
         """The source ended: the tracker's last events (the end of the round)."""
         return list(self.tracker.finish() or [])
+
+    def table(self) -> Table | None:
+        """The tracker's rules engine (its table as it sees it now; None before the deal)."""
+        return self.tracker.table
 
     def score(self) -> dict[str, Any] | None:
         """The round's score as the tracker's rules engine holds it now (None before the

@@ -389,10 +389,11 @@ class Service:
 
     @staticmethod
     def source_score(s: RoundSession) -> None:
-        """Give the round's engine the vision pipeline's own score (its tracker's), which
-        the engine uses where it cannot replay the deal itself."""
+        """Give the round's engine the vision pipeline's own score and table (its
+        tracker's), which the engine uses where it cannot replay the deal itself."""
         if s.pipeline is not None:
             s.engine.source_score = s.pipeline.score()
+            s.engine.source_table = s.pipeline.table()
 
     async def call(self, s: RoundSession, seat: int) -> list[dict[str, Any]]:
         if not 0 <= seat < s.engine.seats:

@@ -44,3 +44,18 @@ def test_the_sources_own_score_is_reported_and_ends_the_round():
     end = out[-1]
     assert end["type"] == "round_end" and end["scores"] == [-24, 13]
     assert engine.score()["lake_cards"] == [0, 13]
+
+
+def test_the_live_view_draws_the_sources_own_table():
+    from rules.cards import Card
+    from rules.table import Layout, Table
+
+    engine = _vision_round()
+    assert engine.state()["lake"] == []  # tallies only: nothing to draw
+    layouts = [Layout([Card.parse(c, k) for c in ("2C", top)],
+                      [[Card.parse(c, k)] for c in RIVER[k]], [Card.parse("3C", k)])
+               for k, top in enumerate(("AS", "AH"))]
+    engine.source_table = Table(layouts, HouseRules.preset("nertz"))
+    state = engine.state()
+    assert state["passthrough"] and [s["nertz_top"] for s in state["seats"]] == ["AS", "AH"]
+    assert state["seats"][0]["river"] == [[c] for c in RIVER[0]]
