@@ -94,19 +94,53 @@ def run(server: Server, tables: int, speed: float, seed: int, call: bool) -> dic
             "events": sum(len(o.get("arrivals", [])) for o in results)}
 
 
-def run_video(server: Server, tables: int, speed: float) -> dict:
-    """``tables`` tables each playing the demo video with its labels at ``speed`` (0: flat
-    out): frames per second per table, event latencies (s)."""
+def demo_profile(labels_gz: Path) -> str:
+    """A table profile (TOML) of the demo round's table, calibrated from the four table
+    corners its render labels give (as ``nertz demo --path real`` does)."""
     import gzip
 
-    from referee.demo import demo_files
+    import cv2
+    import numpy as np
+
+    from vision.profile import make_profile
+
+    with gzip.open(labels_gz, "rt") as fh:
+        header = json.loads(fh.readline())
+    table = header["table"]
+    w, d = table["width_mm"], table["depth_mm"]
+    mm = np.array([[-w / 2, -d / 2], [w / 2, -d / 2], [w / 2, d / 2], [-w / 2, d / 2]])
+    px = cv2.perspectiveTransform(mm.reshape(-1, 1, 2), np.array(header["homography"]))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "table.toml"
+        make_profile(path, len(table["seats"]), table["shape"], f"{w:g}x{d:g}",
+                     ";".join(f"{x:.1f},{y:.1f}" for x, y in px.reshape(-1, 2)))
+        return path.read_text()
+
+
+def run_video(server: Server, tables: int, speed: float, real: bool = False) -> dict:
+    """``tables`` tables each playing the demo video at ``speed`` (0: flat out): with its
+    labels (the oracle path), or with ``real`` the 1280×720 copy through the card detector
+    and table model; frames per second per table, event latencies (s)."""
+    import gzip
+
+    from referee.demo import demo_files, real_path_files
 
     files = demo_files()
+    if real:
+        hd = real_path_files()
+        if hd is None:
+            raise SystemExit("the 1280x720 demo copy is not there (scripts.make_demo)")
+        files.update(hd)
     with server.client() as c:
         video = c.post("/api/uploads", content=files["video"].read_bytes()).json()["id"]
-        labels = c.post("/api/uploads", content=gzip.decompress(
+        labels = None if real else c.post("/api/uploads", content=gzip.decompress(
             files["labels"].read_bytes())).json()["id"]
         made = [make_table(c, seats=2) for _ in range(tables)]
+        if real:
+            profile = demo_profile(files["labels"])
+            for tid, tok, _s in made:
+                c.put(f"/api/tables/{tid}/profile", json={"toml": profile},
+                      headers=auth(tok)).raise_for_status()
         results: list[dict] = [{} for _ in made]
         threads, starts = [], []
         for (tid, _tok, _s), out in zip(made, results, strict=True):
@@ -116,9 +150,10 @@ def run_video(server: Server, tables: int, speed: float) -> dict:
             ready.wait(10)
             threads.append(th)
         for k, (tid, tok, _s) in enumerate(made):
-            r = c.post(f"/api/tables/{tid}/rounds", headers=auth(tok), json={
-                "kind": "video", "upload_id": video, "labels_upload_id": labels,
-                "speed": speed})
+            source = {"kind": "video", "upload_id": video, "speed": speed}
+            if labels is not None:
+                source["labels_upload_id"] = labels
+            r = c.post(f"/api/tables/{tid}/rounds", headers=auth(tok), json=source)
             r.raise_for_status()
             starts.append(time.perf_counter())
             results[k]["round"] = r.json()["id"]
@@ -144,12 +179,14 @@ def _video_main(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         server = Server(Path(tmp) / "bench.db", sync=args.sync, max_upload=50_000_000).start()
         try:
-            flat = run_video(server, args.tables, 0)
-            real = run_video(server, args.tables, 1.0)
+            flat = run_video(server, args.tables, 0, args.real)
+            real = run_video(server, args.tables, 1.0, args.real)
         finally:
             server.stop()
     f = flat["fps"]
-    print(f"{args.tables} tables from the demo video, flat out: per table "
+    what = ("the 1280x720 demo video through the real pipeline" if args.real else
+            "the demo video (oracle observations)")
+    print(f"{args.tables} tables from {what}, flat out: per table "
           f"{min(f):.1f}-{max(f):.1f} frames/s (together {sum(f):.0f}); "
           f"{flat['events']} events")
     f = real["fps"]
@@ -170,6 +207,9 @@ def main() -> None:
     ap.add_argument("--sync", default="NORMAL", help="SQLite synchronous: NORMAL or FULL")
     ap.add_argument("--video", action="store_true",
                     help="video sources (the demo video through the vision pipeline)")
+    ap.add_argument("--real", action="store_true",
+                    help="with --video: the 1280x720 copy through the card detector and "
+                         "table model (no labels)")
     args = ap.parse_args()
     if args.video:
         _video_main(args)

@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from .service_helpers import Server, auth, make_table
+from .service_helpers import Server, auth, make_table, wait_round
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -147,3 +147,58 @@ def test_fuzz_every_route_from_the_openapi_schema(server: Server) -> None:
                     sent += 1
                     assert r.status_code < 500, (method, url, body, r.text)
         assert sent > 100
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed "
+                    "(apt-get install chromium)")
+def test_the_720p_demo_video_through_the_real_pipeline_scores_itself_on_the_page(
+        server: Server) -> None:
+    """The bundled 1280×720 round as a live video source with no labels (card detector →
+    table model → tracker): the live page fills with its events, a call button records a
+    false call, and the scoreboard ends with the scores the referee found by itself."""
+    from referee.demo import real_path_files
+    from scripts.bench_service import demo_profile
+    from vision.identify import MODELS
+
+    sync_api = pytest.importorskip("playwright.sync_api")
+    files = real_path_files()
+    if files is None or not (MODELS / "card_detector.onnx").is_file():
+        pytest.skip("no 720p demo copy or no card detector")
+    with server.client() as c:
+        tid, token, _ = make_table(c, seats=2, players=["Ann", "Bob"])
+        assert c.put(f"/api/tables/{tid}/profile", json={"toml": demo_profile(
+            files["labels"])}, headers=auth(token)).status_code == 200
+        video = c.post("/api/uploads", content=files["video"].read_bytes()).json()
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        try:
+            page = browser.new_page()
+            page.goto(f"{server.url}/setup?table={tid}")
+            page.fill("#token-in", token)
+            page.click("#token-btn")
+            page.goto(f"{server.url}/live?table={tid}")
+            with server.client() as c:
+                r = c.post(f"/api/tables/{tid}/rounds", headers=auth(token),
+                           json={"kind": "video", "upload_id": video["id"], "speed": 0})
+                assert r.status_code == 201, r.text
+                rid = r.json()["id"]
+            page.wait_for_function(
+                "document.querySelectorAll('#events li').length > 8", timeout=120000)
+            page.click("#call-0")  # seat 0 still holds cards in its nertz pile
+            page.wait_for_function("document.body.innerText.includes('false_call')",
+                                   timeout=30000)
+            with server.client() as c:
+                rnd = wait_round(c, rid, timeout=300)
+            page.wait_for_function("document.body.innerText.includes('round ends')",
+                                   timeout=30000)
+            board = page.inner_text("#scoreboard")
+            assert "Ann" in board and "Bob" in board
+            scores = rnd["score"]["scores"]
+            assert scores[0] <= -3 - 5 + 1  # the truth's -3 and the false call's -5
+            assert abs(scores[1] - 9) <= 1  # seat 1's: the simulator's 9
+            assert str(scores[1]) in board
+        finally:
+            browser.close()
