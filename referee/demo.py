@@ -29,7 +29,8 @@ from .replay import ReplayError, oracle_observer, pipeline_observer, read_calls,
 
 DEMO = Path(__file__).with_name("data") / "demo"
 
-__all__ = ["DEMO", "DemoError", "demo_files", "real_path_files", "run_demo"]
+__all__ = ["DEMO", "DemoError", "demo_files", "demo_profile_toml", "real_path_files",
+           "run_demo", "table_corners"]
 
 
 class DemoError(ValueError):
@@ -54,19 +55,43 @@ def demo_files(folder: Path = DEMO) -> dict[str, Path]:
     return files
 
 
-def _real_observer(out: Path, labels: Path, video: Path) -> Any:
-    """The detector + table-model observer, with a profile calibrated from the four table
-    corners (the example's frames are too small for its markers to be read)."""
+def table_corners(header: dict[str, Any]) -> str:
+    """The table's four corners in the video's pixels (``x,y;x,y;x,y;x,y``, as
+    ``nertz calibrate --corners`` takes them) from a render's labels header."""
     import numpy as np
 
+    table = header["table"]
+    w, d = table["width_mm"], table["depth_mm"]
+    mm = np.array([[-w / 2, -d / 2], [w / 2, -d / 2], [w / 2, d / 2], [-w / 2, d / 2]])
+    px = cv2.perspectiveTransform(mm.reshape(-1, 1, 2), np.array(header["homography"]))
+    return ";".join(f"{x:.1f},{y:.1f}" for x, y in px.reshape(-1, 2))
+
+
+def demo_profile_toml(labels_gz: Path) -> str:
+    """A table profile (TOML) of the example's table, calibrated from its four corners."""
+    import tempfile
+
+    from vision.profile import make_profile
+
+    with gzip.open(labels_gz, "rt", encoding="utf-8") as fh:
+        header = json.loads(fh.readline())
+    table = header["table"]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "table.toml"
+        make_profile(path, len(table["seats"]), table["shape"],
+                     f"{table['width_mm']:g}x{table['depth_mm']:g}", table_corners(header))
+        return path.read_text()
+
+
+def _real_observer(out: Path, labels: Path, video: Path) -> Any:
+    """The detector + table-model observer, with a profile calibrated from the four table
+    corners the labels give."""
     from vision.profile import make_profile
 
     header = json.loads(labels.read_text().splitlines()[0])
     table = header["table"]
     w, d = table["width_mm"], table["depth_mm"]
-    mm = np.array([[-w / 2, -d / 2], [w / 2, -d / 2], [w / 2, d / 2], [-w / 2, d / 2]])
-    px = cv2.perspectiveTransform(mm.reshape(-1, 1, 2), np.array(header["homography"]))
-    corners = ";".join(f"{x:.1f},{y:.1f}" for x, y in px.reshape(-1, 2))
+    corners = table_corners(header)
     cap = cv2.VideoCapture(str(video))
     ok, first = cap.read()
     cap.release()

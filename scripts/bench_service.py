@@ -94,36 +94,13 @@ def run(server: Server, tables: int, speed: float, seed: int, call: bool) -> dic
             "events": sum(len(o.get("arrivals", [])) for o in results)}
 
 
-def demo_profile(labels_gz: Path) -> str:
-    """A table profile (TOML) of the demo round's table, calibrated from the four table
-    corners its render labels give (as ``nertz demo --path real`` does)."""
-    import gzip
-
-    import cv2
-    import numpy as np
-
-    from vision.profile import make_profile
-
-    with gzip.open(labels_gz, "rt") as fh:
-        header = json.loads(fh.readline())
-    table = header["table"]
-    w, d = table["width_mm"], table["depth_mm"]
-    mm = np.array([[-w / 2, -d / 2], [w / 2, -d / 2], [w / 2, d / 2], [-w / 2, d / 2]])
-    px = cv2.perspectiveTransform(mm.reshape(-1, 1, 2), np.array(header["homography"]))
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "table.toml"
-        make_profile(path, len(table["seats"]), table["shape"], f"{w:g}x{d:g}",
-                     ";".join(f"{x:.1f},{y:.1f}" for x, y in px.reshape(-1, 2)))
-        return path.read_text()
-
-
 def run_video(server: Server, tables: int, speed: float, real: bool = False) -> dict:
     """``tables`` tables each playing the demo video at ``speed`` (0: flat out): with its
     labels (the oracle path), or with ``real`` the 1280×720 copy through the card detector
     and table model; frames per second per table, event latencies (s)."""
     import gzip
 
-    from referee.demo import demo_files, real_path_files
+    from referee.demo import demo_files, demo_profile_toml, real_path_files
 
     files = demo_files()
     if real:
@@ -137,7 +114,7 @@ def run_video(server: Server, tables: int, speed: float, real: bool = False) -> 
             files["labels"].read_bytes())).json()["id"]
         made = [make_table(c, seats=2) for _ in range(tables)]
         if real:
-            profile = demo_profile(files["labels"])
+            profile = demo_profile_toml(files["labels"])
             for tid, tok, _s in made:
                 c.put(f"/api/tables/{tid}/profile", json={"toml": profile},
                       headers=auth(tok)).raise_for_status()

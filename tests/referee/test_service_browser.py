@@ -6,7 +6,9 @@ from __future__ import annotations
 import random
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -27,9 +29,36 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed "
                     "(apt-get install chromium)")
 def test_live_page_shows_scores_and_a_false_call(server: Server, tmp_path: Path) -> None:
-    sync_api = pytest.importorskip("playwright.sync_api")
+    pytest.importorskip("playwright.sync_api")
     with server.client() as c:
         tid, token, _ = make_table(c, players=["Ann", "Bob", "Cy", "Di"])
+    with _setup_page(server, tid, token) as page:
+        page.fill("#seed", "1")
+        page.fill("#mistakes", "0.1")
+        page.fill("#speed", "4")
+        page.click("#start-btn")
+        page.wait_for_url(f"**/live?table={tid}")
+        page.wait_for_selector("#call-3")
+        page.wait_for_function(
+            "document.querySelectorAll('#events li').length > 5", timeout=20000)
+        page.click("#call-3")  # seat 3 still holds its nertz pile: a false call
+        page.wait_for_selector("#events li.flag", timeout=10000)
+        assert "false_call" in page.inner_text("#events")
+        page.keyboard.press("2")  # key 2 calls for seat 1
+        page.wait_for_function("document.body.innerText.includes('seat1 calls')",
+                               timeout=10000)
+        assert "Ann" in page.inner_text("#scoreboard")
+        page.screenshot(path=str(tmp_path / "live.png"))
+        page.goto(f"{server.url}/review?table={tid}")
+        page.wait_for_selector("#flags li a", timeout=10000)
+        page.click("#flags li a")
+        page.wait_for_selector("#fix button")
+
+
+@contextmanager
+def _setup_page(server: Server, tid: int, token: str) -> Iterator[Any]:
+    """A headless Chromium page on the table's setup page, holding the table token."""
+    sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=[
             "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -39,28 +68,17 @@ def test_live_page_shows_scores_and_a_false_call(server: Server, tmp_path: Path)
             page.goto(f"{server.url}/setup?table={tid}")
             page.fill("#token-in", token)
             page.click("#token-btn")
-            page.fill("#seed", "1")
-            page.fill("#mistakes", "0.1")
-            page.fill("#speed", "4")
-            page.click("#start-btn")
-            page.wait_for_url(f"**/live?table={tid}")
-            page.wait_for_selector("#call-3")
-            page.wait_for_function(
-                "document.querySelectorAll('#events li').length > 5", timeout=20000)
-            page.click("#call-3")  # seat 3 still holds its nertz pile: a false call
-            page.wait_for_selector("#events li.flag", timeout=10000)
-            assert "false_call" in page.inner_text("#events")
-            page.keyboard.press("2")  # key 2 calls for seat 1
-            page.wait_for_function("document.body.innerText.includes('seat1 calls')",
-                                   timeout=10000)
-            assert "Ann" in page.inner_text("#scoreboard")
-            page.screenshot(path=str(tmp_path / "live.png"))
-            page.goto(f"{server.url}/review?table={tid}")
-            page.wait_for_selector("#flags li a", timeout=10000)
-            page.click("#flags li a")
-            page.wait_for_selector("#fix button")
+            yield page
         finally:
             browser.close()
+
+
+@contextmanager
+def _live_page(server: Server, tid: int, token: str) -> Iterator[Any]:
+    """The same, on the table's live view."""
+    with _setup_page(server, tid, token) as page:
+        page.goto(f"{server.url}/live?table={tid}")
+        yield page
 
 
 @pytest.mark.slow
@@ -74,48 +92,37 @@ def test_demo_video_live_then_a_flag_reviewed_frame_by_frame(server: Server) -> 
 
     from referee.demo import demo_files
 
-    sync_api = pytest.importorskip("playwright.sync_api")
+    pytest.importorskip("playwright.sync_api")
     files = demo_files()
     with server.client() as c:
         tid, token, _ = make_table(c, seats=2, players=["Ann", "Bob"])
         video = c.post("/api/uploads", content=files["video"].read_bytes()).json()
         labels = c.post("/api/uploads", content=gzip.decompress(
             files["labels"].read_bytes())).json()
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"])
-        try:
-            page = browser.new_page()
-            page.goto(f"{server.url}/setup?table={tid}")
-            page.fill("#token-in", token)
-            page.click("#token-btn")
-            page.goto(f"{server.url}/live?table={tid}")
-            with server.client() as c:
-                r = c.post(f"/api/tables/{tid}/rounds", headers=auth(token),
-                           json={"kind": "video", "upload_id": video["id"],
-                                 "labels_upload_id": labels["id"], "speed": 6})
-                assert r.status_code == 201, r.text
-                rid = r.json()["id"]
-            page.wait_for_function(
-                "document.querySelectorAll('#events li').length > 8", timeout=30000)
-            page.click("#call-0")  # seat 0 still holds cards in its nertz pile
-            page.wait_for_function("document.body.innerText.includes('false_call')",
-                                   timeout=10000)
-            assert "Ann" in page.inner_text("#scoreboard")
-            page.goto(f"{server.url}/review?table={tid}&round={rid}")
-            page.wait_for_selector("#flags li a", timeout=10000)
-            page.click("#flags li a")
-            page.wait_for_function("$('frame').complete && $('frame').naturalWidth > 300",
-                                   timeout=10000)
-            first = page.inner_text("#f-label")
-            page.click("#f-next")
-            page.wait_for_function(f"$('f-label').innerText !== {first!r}")
-            page.keyboard.press("ArrowLeft")
-            page.wait_for_function(f"$('f-label').innerText === {first!r}")
-            page.wait_for_function("$('frame').complete && $('frame').naturalWidth > 300")
-        finally:
-            browser.close()
+    with _live_page(server, tid, token) as page:
+        with server.client() as c:
+            r = c.post(f"/api/tables/{tid}/rounds", headers=auth(token),
+                       json={"kind": "video", "upload_id": video["id"],
+                             "labels_upload_id": labels["id"], "speed": 6})
+            assert r.status_code == 201, r.text
+            rid = r.json()["id"]
+        page.wait_for_function(
+            "document.querySelectorAll('#events li').length > 8", timeout=30000)
+        page.click("#call-0")  # seat 0 still holds cards in its nertz pile
+        page.wait_for_function("document.body.innerText.includes('false_call')",
+                               timeout=10000)
+        assert "Ann" in page.inner_text("#scoreboard")
+        page.goto(f"{server.url}/review?table={tid}&round={rid}")
+        page.wait_for_selector("#flags li a", timeout=10000)
+        page.click("#flags li a")
+        page.wait_for_function("$('frame').complete && $('frame').naturalWidth > 300",
+                               timeout=10000)
+        first = page.inner_text("#f-label")
+        page.click("#f-next")
+        page.wait_for_function(f"$('f-label').innerText !== {first!r}")
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_function(f"$('f-label').innerText === {first!r}")
+        page.wait_for_function("$('frame').complete && $('frame').naturalWidth > 300")
 
 
 def _junk(rng: random.Random) -> object:
@@ -157,48 +164,36 @@ def test_the_720p_demo_video_through_the_real_pipeline_scores_itself_on_the_page
     """The bundled 1280×720 round as a live video source with no labels (card detector →
     table model → tracker): the live page fills with its events, a call button records a
     false call, and the scoreboard ends with the scores the referee found by itself."""
-    from referee.demo import real_path_files
-    from scripts.bench_service import demo_profile
+    from referee.demo import demo_profile_toml, real_path_files
     from vision.identify import MODELS
 
-    sync_api = pytest.importorskip("playwright.sync_api")
+    pytest.importorskip("playwright.sync_api")
     files = real_path_files()
     if files is None or not (MODELS / "card_detector.onnx").is_file():
         pytest.skip("no 720p demo copy or no card detector")
     with server.client() as c:
         tid, token, _ = make_table(c, seats=2, players=["Ann", "Bob"])
-        assert c.put(f"/api/tables/{tid}/profile", json={"toml": demo_profile(
+        assert c.put(f"/api/tables/{tid}/profile", json={"toml": demo_profile_toml(
             files["labels"])}, headers=auth(token)).status_code == 200
         video = c.post("/api/uploads", content=files["video"].read_bytes()).json()
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"])
-        try:
-            page = browser.new_page()
-            page.goto(f"{server.url}/setup?table={tid}")
-            page.fill("#token-in", token)
-            page.click("#token-btn")
-            page.goto(f"{server.url}/live?table={tid}")
-            with server.client() as c:
-                r = c.post(f"/api/tables/{tid}/rounds", headers=auth(token),
-                           json={"kind": "video", "upload_id": video["id"], "speed": 0})
-                assert r.status_code == 201, r.text
-                rid = r.json()["id"]
-            page.wait_for_function(
-                "document.querySelectorAll('#events li').length > 8", timeout=120000)
-            page.click("#call-0")  # seat 0 still holds cards in its nertz pile
-            page.wait_for_function("document.body.innerText.includes('false_call')",
-                                   timeout=30000)
-            with server.client() as c:
-                rnd = wait_round(c, rid, timeout=300)
-            page.wait_for_function("document.body.innerText.includes('round ends')",
-                                   timeout=30000)
-            board = page.inner_text("#scoreboard")
-            assert "Ann" in board and "Bob" in board
-            scores = rnd["score"]["scores"]
-            assert scores[0] <= -3 - 5 + 1  # the truth's -3 and the false call's -5
-            assert abs(scores[1] - 9) <= 1  # seat 1's: the simulator's 9
-            assert str(scores[1]) in board
-        finally:
-            browser.close()
+    with _live_page(server, tid, token) as page:
+        with server.client() as c:
+            r = c.post(f"/api/tables/{tid}/rounds", headers=auth(token),
+                       json={"kind": "video", "upload_id": video["id"], "speed": 0})
+            assert r.status_code == 201, r.text
+            rid = r.json()["id"]
+        page.wait_for_function(
+            "document.querySelectorAll('#events li').length > 8", timeout=120000)
+        page.click("#call-0")  # seat 0 still holds cards in its nertz pile
+        page.wait_for_function("document.body.innerText.includes('false_call')",
+                               timeout=30000)
+        with server.client() as c:
+            rnd = wait_round(c, rid, timeout=300)
+        page.wait_for_function("document.body.innerText.includes('round ends')",
+                               timeout=30000)
+        board = page.inner_text("#scoreboard")
+        assert "Ann" in board and "Bob" in board
+        scores = rnd["score"]["scores"]
+        assert scores[0] <= -3 - 5 + 1  # the truth's -3 and the false call's -5
+        assert abs(scores[1] - 9) <= 1  # seat 1's: the simulator's 9
+        assert str(scores[1]) in board

@@ -148,17 +148,15 @@ def test_frames_source_keeps_frames_for_review(server: Server,
 
 def test_real_path_video_source_answers_or_runs_never_crashes(
         server: Server, clip: tuple[Path, Path, list[dict]], tmp_path: Path) -> None:
+    from referee.demo import table_corners
     from vision.profile import make_profile
 
     video, labels, _truth = clip
     header = json.loads(labels.read_text().splitlines()[0])
     table = header["table"]
-    w, d = table["width_mm"], table["depth_mm"]
-    mm = np.array([[-w / 2, -d / 2], [w / 2, -d / 2], [w / 2, d / 2], [-w / 2, d / 2]])
-    px = cv2.perspectiveTransform(mm.reshape(-1, 1, 2), np.array(header["homography"]))
     profile = tmp_path / "table.toml"
-    make_profile(profile, 2, table["shape"], f"{w:g}x{d:g}",
-                 ";".join(f"{x:.1f},{y:.1f}" for x, y in px.reshape(-1, 2)))
+    make_profile(profile, 2, table["shape"], f"{table['width_mm']:g}x{table['depth_mm']:g}",
+                 table_corners(header))
     with server.client() as c:
         up_v = _upload(c, video)
         tid, token, _ = make_table(c, seats=2)
@@ -227,35 +225,24 @@ def test_back_photos_join_the_registry_saved_with_the_profile(server: Server,
 
 
 @pytest.mark.slow
-def test_the_720p_demo_video_scores_itself_through_the_real_pipeline(
-        server: Server, tmp_path: Path) -> None:
+def test_the_720p_demo_video_scores_itself_through_the_real_pipeline(server: Server) -> None:
     """The bundled 1280×720 round as a live video source, with no labels: card detector
     (change-gated) → table model → tracker → engine, on the server. The scores appear by
     themselves (the end inferred from the first emptied nertz pile: no call is pressed), the
     same as ``nertz replay`` gives."""
-    from referee.demo import real_path_files
+    from referee.demo import demo_profile_toml, real_path_files
     from scripts.eval_replay import compare
     from vision.identify import MODELS
-    from vision.profile import make_profile
 
     files = real_path_files()
     if files is None or not (MODELS / "card_detector.onnx").is_file():
         pytest.skip("no 720p demo copy or no card detector")
-    with gzip.open(files["labels"], "rt") as fh:
-        header = json.loads(fh.readline())
-    table = header["table"]
-    w, d = table["width_mm"], table["depth_mm"]
-    mm = np.array([[-w / 2, -d / 2], [w / 2, -d / 2], [w / 2, d / 2], [-w / 2, d / 2]])
-    px = cv2.perspectiveTransform(mm.reshape(-1, 1, 2), np.array(header["homography"]))
-    profile = tmp_path / "table.toml"
-    make_profile(profile, 2, table["shape"], f"{w:g}x{d:g}",
-                 ";".join(f"{x:.1f},{y:.1f}" for x, y in px.reshape(-1, 2)))
     truth = [json.loads(x) for x in demo_files()["log"].read_text().splitlines()]
     with server.client() as c:
         up_v = _upload(c, files["video"])
         tid, token, _ = make_table(c, seats=2)
-        assert c.put(f"/api/tables/{tid}/profile", json={"toml": profile.read_text()},
-                     headers=auth(token)).status_code == 200
+        assert c.put(f"/api/tables/{tid}/profile", json={
+            "toml": demo_profile_toml(files["labels"])}, headers=auth(token)).status_code == 200
         r = c.post(f"/api/tables/{tid}/rounds", headers=auth(token),
                    json={"kind": "video", "upload_id": up_v["id"], "speed": 0})
         assert r.status_code == 201, r.text
