@@ -1378,6 +1378,8 @@ class Tracker:
             dep = 2  # a waste card may only be hidden under a later draw
         if seen is not None and t + 150 < seen <= self.t_ms and not spot[3]:
             dep = 1  # still seen at its place after it landed elsewhere: another deck's
+        elif pooled and spot[0].endswith(":nertz") and seen is not None and t <= seen:
+            dep = 1  # a hidden card showing on its nertz pile as the other one landed
         arm = dest is not None and spot[2] in self._arms_over(dest.box, t - 600, t)
         return (seen is not None, dep, arm, -abs(t - seen) if seen is not None else 0.0, dep)
 

@@ -1157,3 +1157,20 @@ def test_the_deal_is_found_when_one_place_is_read_only_after_play_began():
     assert deal[0]["nertz"][-1] == "QH" and deal[1]["river"][3] == ["7S"]
     assert [(m[0], m[1], m[2], m[3]) for m in _moves(events)] == [
         (0, "QH", "seat0:nertz", "seat0:river0")]
+
+
+def test_a_card_landing_as_an_identical_one_shows_on_another_seats_nertz_pile_is_not_it():
+    # seat 0 lays its AH from a column on a new pile while, under another hand, seat 1
+    # plays 6H off its nertz pile and its next nertz card shows: also an AH. The AH on the
+    # pile is seat 0's; seat 1's still lies on its nertz pile (seen there as the other landed)
+    tr = Tracker(HouseRules(), 2)
+    start = _table({0: "5C", 1: "6H"}, {"seat0:river3": ["AH"]})
+    landing = _table({0: "5C", 1: "AH"}, {"seat0:river3": [], "seat1:river3": ["7S", "6H"],
+                                          "lake:0": ["AH"]})
+    events = _play_covered(tr, [(start, 3, None),
+                                (landing, 4, {"seat1:nertz": 0.8, "seat0:river3": 0.8}),
+                                (landing, 30, None)])
+    assert sorted((m[0], m[1], m[2], m[3]) for m in _moves(events)) == [
+        (0, "AH", "seat0:river3", "lake:0"), (1, "6H", "seat1:nertz", "seat1:river3")]
+    assert not tr.flags()
+    assert tr.nertz_counts() == [13, 12]
