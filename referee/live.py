@@ -61,13 +61,13 @@ class RoundEngine:
         self._false = [0] * seats
         self._final: dict[str, Any] | None = None
         self.emptied: list[int] = []
-        #: the score as the source's own rules engine holds it, where the source has one (a
-        #: vision source's tracker: it knows the hidden cards' hypothesis, who owns each lake
-        #: card, which placements count, and puts late-decided moves in their place); used
-        #: instead of this engine's tallies when the deal cannot be replayed here
-        self.source_score: dict[str, Any] | None = None
-        #: likewise the source's own table (what the live view draws), where it has one
-        self.source_table: Table | None = None
+        #: the source's own rules engine, where it has one: an object with ``score()`` (a
+        #: score dict or None) and ``table()`` (a :class:`Table` or None), as
+        #: :class:`VisionPipeline` (its tracker knows the hidden cards' hypothesis, who owns
+        #: each lake card, which placements count, and puts late-decided moves in their
+        #: place). Asked, when scores or the table are wanted, instead of this engine's
+        #: tallies where the deal cannot be replayed here.
+        self.source: Any = None
 
     # --- feeding ----------------------------------------------------------------------
     def feed(self, event: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
@@ -223,8 +223,9 @@ class RoundEngine:
     def _score(self, reason: str | None = None, caller: int | None = None) -> dict[str, Any]:
         if self.table is not None and not self.passthrough:
             return self.table.score().to_dict()
-        if self.source_score is not None:
-            return dict(self.source_score)
+        own = self.source.score() if self.source is not None else None
+        if own is not None:
+            return dict(own)
         from rules.scoring import score_round
 
         return score_round(self.rules, list(self._lake), list(self._nertz), list(self._false),
@@ -240,7 +241,7 @@ class RoundEngine:
     def state(self) -> dict[str, Any]:
         """What is on the table now, for the live view's schematic."""
         tb = self.table if self.table is not None and not self.passthrough else \
-            self.source_table
+            self.source.table() if self.source is not None else None
         if tb is None:
             return {"lake": [], "seats": [{"nertz": self._nertz[k]} for k in range(self.seats)],
                     "passthrough": self.passthrough, "t_ms": self.last_t}

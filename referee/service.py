@@ -180,13 +180,24 @@ class RoundSession:
         self.source = source
         self.speed = float(source.get("speed", 1.0) or 0.0)
         self.task: asyncio.Task[None] | None = None
-        self.pipeline: VisionPipeline | None = None
+        self._pipeline: VisionPipeline | None = None
         self.jpeg: bytes | None = None
         self.problems: deque[str] = deque(maxlen=50)
         self.error: str | None = None
         self.lock = asyncio.Lock()
         self._t0 = time.monotonic()
         self.sync_clock()
+
+    @property
+    def pipeline(self) -> VisionPipeline | None:
+        """The round's vision pipeline, if its source has one; the engine asks its tracker
+        for scores and the table where it cannot replay the deal itself."""
+        return self._pipeline
+
+    @pipeline.setter
+    def pipeline(self, pipeline: VisionPipeline | None) -> None:
+        self._pipeline = pipeline
+        self.engine.source = pipeline
 
     def sync_clock(self) -> None:
         speed = self.speed or 1.0
@@ -363,7 +374,6 @@ class Service:
             async for batch in it:
                 async with s.lock:
                     out: list[dict[str, Any]] = []
-                    self.source_score(s)
                     for event in batch.events:
                         recorded, probs = s.engine.feed(event)
                         out.extend(recorded)
@@ -387,14 +397,6 @@ class Service:
             s.error = str(exc)
             self.problem(s, [f"the source stopped: {exc}"])
 
-    @staticmethod
-    def source_score(s: RoundSession) -> None:
-        """Give the round's engine the vision pipeline's own score and table (its
-        tracker's), which the engine uses where it cannot replay the deal itself."""
-        if s.pipeline is not None:
-            s.engine.source_score = s.pipeline.score()
-            s.engine.source_table = s.pipeline.table()
-
     async def call(self, s: RoundSession, seat: int) -> list[dict[str, Any]]:
         if not 0 <= seat < s.engine.seats:
             raise ServiceError(f"the table has seats 0-{s.engine.seats - 1}, not {seat}", 422)
@@ -402,7 +404,6 @@ class Service:
             t = s.clock()
             reported = (s.pipeline.call(seat, t) if s.pipeline is not None
                         else [{"type": "call", "t_ms": t, "seat": seat}])
-            self.source_score(s)
             out: list[dict[str, Any]] = []
             for event in reported:
                 recorded, probs = s.engine.feed(event)

@@ -10,6 +10,19 @@ from rules import HouseRules
 RIVER = [["KS", "QD", "9C", "7H"], ["KH", "QC", "9D", "7S"]]
 
 
+class _Source:
+    """What a source's own rules engine answers (a vision pipeline's tracker)."""
+
+    def __init__(self, score: dict | None = None, table: object = None) -> None:
+        self._score, self._table = score, table
+
+    def score(self) -> dict | None:
+        return self._score
+
+    def table(self) -> object:
+        return self._table
+
+
 def _vision_round() -> RoundEngine:
     engine = RoundEngine(2, HouseRules.preset("nertz"))
     engine.feed({"type": "round_start", "t_ms": 0, "seats": 2})
@@ -37,7 +50,7 @@ def test_the_sources_own_score_is_reported_and_ends_the_round():
     # not count, and that seat 1 had emptied its pile: its engine's score is the truth here
     tracked = {"lake_cards": [0, 13], "nertz_left": [12, 0], "false_calls": [0, 0],
                "bonus": [0, 0], "scores": [-24, 13], "reason": "call", "caller": 1}
-    engine.source_score = tracked
+    engine.source = _Source(score=tracked)
     assert engine.score()["scores"] == [-24, 13]
     out, problems = engine.feed({"type": "call", "t_ms": 900, "seat": 1, "valid": True})
     assert not problems and engine.ended
@@ -55,7 +68,7 @@ def test_the_live_view_draws_the_sources_own_table():
     layouts = [Layout([Card.parse(c, k) for c in ("2C", top)],
                       [[Card.parse(c, k)] for c in RIVER[k]], [Card.parse("3C", k)])
                for k, top in enumerate(("AS", "AH"))]
-    engine.source_table = Table(layouts, HouseRules.preset("nertz"))
+    engine.source = _Source(table=Table(layouts, HouseRules.preset("nertz")))
     state = engine.state()
     assert state["passthrough"] and [s["nertz_top"] for s in state["seats"]] == ["AS", "AH"]
     assert state["seats"][0]["river"] == [[c] for c in RIVER[0]]
