@@ -154,7 +154,8 @@ class Reader:
 def head_nodes(model: Any) -> list[str]:
     """A YOLO detect head's decoding (DFL, anchors, the class sigmoid, the output concat of
     pixel boxes and 0–1 scores: one uint8 scale for both would wipe out the scores) and, with
-    it, its last convolutions (box and class logits): kept in float."""
+    it, its last convolutions (box and class logits): kept in float. A model cut at its head
+    (``scripts.yolo_train.trim_head``, as committed) has only those convolutions left."""
     out = []
     for node in model.graph.node:
         name = node.name

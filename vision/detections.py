@@ -150,6 +150,67 @@ class Detections:
                  for i in ids]
         return cls.create(xyxy, best[keep], ids, codes)
 
+    @classmethod
+    def from_yolo_levels(cls, levels: Sequence[tuple[np.ndarray, np.ndarray]],
+                         conf: float = 0.25, class_names: Sequence[str] | None = None,
+                         input_size: tuple[int, int] | None = None,
+                         image_size: tuple[int, int] | None = None, max_det: int = 3000
+                         ) -> Detections:
+        """Decode a YOLO detect head cut at its last convolutions (``trim_head`` in
+        ``scripts/yolo_train.py``): per scale, a box-distribution map ``(4·R, h, w)`` (R bins
+        per side, the DFL) and a class-logit map ``(nc, h, w)`` of one image.
+
+        Only anchors whose best class score (the logit's sigmoid) is ≥ ``conf`` are decoded:
+        the softmax over each side's bins, its expected distance, the box about the anchor
+        (cell centre) times the scale's stride. ``input_size`` (w, h) is the network input's
+        size: each scale's stride is its width over the map's (default: the first map at
+        stride 8). ``image_size`` clips the boxes; NMS is not applied. Gives what
+        :meth:`from_yolo` gives on the full model's output."""
+        if not levels:
+            raise ValueError("expected at least one scale of (box, class) maps")
+        conf = float(np.clip(conf, 1e-6, 1 - 1e-6))
+        threshold = float(np.log(conf / (1 - conf)))  # the logit of ``conf``
+        if input_size is None:
+            input_size = (8 * levels[0][1].shape[-1], 8 * levels[0][1].shape[-2])
+        boxes, scores, ids = [], [], []
+        for box, logit in levels:
+            box, logit = np.asarray(box, np.float32), np.asarray(logit, np.float32)
+            if box.ndim == 4:
+                box, logit = box[0], logit[0]
+            nc, h, w = logit.shape
+            if box.shape[1:] != (h, w) or box.shape[0] % 4:
+                raise ValueError(f"box map {box.shape} does not fit class map {logit.shape}")
+            flat = logit.reshape(nc, -1)
+            best_id = flat.argmax(axis=0)
+            best = flat[best_id, np.arange(flat.shape[1])]
+            keep = np.nonzero(best >= threshold)[0]
+            if not len(keep):
+                continue
+            bins = box.shape[0] // 4
+            dist = box.reshape(4, bins, -1)[:, :, keep]  # (4, R, K)
+            dist = np.exp(dist - dist.max(axis=1, keepdims=True))
+            side = (dist * np.arange(bins, dtype=np.float32)[None, :, None]).sum(axis=1) \
+                / dist.sum(axis=1)  # (4, K): left, top, right, bottom in cells
+            ax, ay = keep % w + 0.5, keep // w + 0.5
+            stride = input_size[0] / w
+            boxes.append(np.stack([ax - side[0], ay - side[1], ax + side[2], ay + side[3]],
+                                  axis=1) * stride)
+            scores.append(1.0 / (1.0 + np.exp(-best[keep])))
+            ids.append(best_id[keep])
+        if not boxes:
+            return cls.empty()
+        xyxy = np.concatenate(boxes).astype(np.float32)
+        score = np.concatenate(scores).astype(np.float32)
+        cls_id = np.concatenate(ids)
+        if len(score) > max_det:
+            top = np.argsort(-score, kind="stable")[:max_det]
+            xyxy, score, cls_id = xyxy[top], score[top], cls_id[top]
+        if image_size is not None:
+            xyxy = clip_boxes(xyxy, image_size)
+        codes = [class_names[i] if class_names is not None and i < len(class_names) else None
+                 for i in cls_id]
+        return cls.create(xyxy, score, cls_id, codes)
+
     # --- container protocol --------------------------------------------------------------
     def __len__(self) -> int:
         return len(self.xyxy)

@@ -8,6 +8,7 @@ ONNX models run with onnxruntime (no torch); NMS and grouping are numpy.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,15 @@ class Localiser:
         shape = self.session.get_inputs()[0].shape
         self.dynamic_batch = not isinstance(shape[0], int)
         self.dynamic_size = not isinstance(shape[2], int) and not isinstance(shape[3], int)
+        #: a model cut at its head's last convolutions (``trim_head`` in
+        #: ``scripts/yolo_train.py``): box and class maps per scale, decoded in numpy only
+        #: where a class scores (:meth:`Detections.from_yolo_levels`); else the full
+        #: export's one ``(B, 4 + nc, anchors)`` output
+        meta = self.session.get_modelmeta().custom_metadata_map
+        self.levels = meta.get("outputs") == "levels"
+        if self.levels and len(self.session.get_outputs()) % 2:
+            raise ModelError(f"{path}: a trimmed localiser needs a box and a class map per "
+                             "scale")
 
     def __call__(self, image: np.ndarray, rects: Sequence[Region], conf: float = 0.25
                  ) -> Detections:
@@ -63,16 +73,25 @@ class Localiser:
             # BGR uint8 → RGB float 0–1, channels first (OpenCV's C++ does it in one go)
             batch[i, :, :y1 - y0, :x1 - x0] = cv2.dnn.blobFromImage(
                 image[y0:y1, x0:x1], 1 / 255.0, swapRB=True)[0]
-        outputs = []
+        outputs: list[list[np.ndarray]] = []
         step = len(rects) if self.dynamic_batch else 1
         session = self.small_session if th * tw * step <= self.SMALL_INPUT else self.session
         for i in range(0, len(rects), max(1, step)):
-            outputs.append(session.run(None, {self.input: batch[i:i + step]})[0])
-        raw = np.concatenate(outputs) if outputs else np.zeros((0, 4 + len(self.names), 0))
+            outputs.append(session.run(None, {self.input: batch[i:i + step]}))
         parts = []
-        for (x0, y0, x1, y1), out in zip(rects, raw, strict=True):
-            dets = Detections.from_yolo(out, conf, self.names, image_size=(x1 - x0, y1 - y0))
-            parts.append(dets.offset(x0, y0))
+        if self.levels:
+            maps = [np.concatenate(m) for m in zip(*outputs, strict=True)] if outputs else []
+            for k, (x0, y0, x1, y1) in enumerate(rects):
+                scales = [(maps[j][k], maps[j + 1][k]) for j in range(0, len(maps), 2)]
+                dets = Detections.from_yolo_levels(scales, conf, self.names, (tw, th),
+                                                   image_size=(x1 - x0, y1 - y0))
+                parts.append(dets.offset(x0, y0))
+        else:
+            raw = (np.concatenate([o[0] for o in outputs]) if outputs
+                   else np.zeros((0, 4 + len(self.names), 0)))
+            for (x0, y0, x1, y1), out in zip(rects, raw, strict=True):
+                dets = Detections.from_yolo(out, conf, self.names, image_size=(x1 - x0, y1 - y0))
+                parts.append(dets.offset(x0, y0))
         return Detections.merge(parts) if parts else Detections.empty()
 
 
@@ -394,15 +413,20 @@ class CardDetector:
         """(short side px, long / short, angle in radians) of each card lying in ``face``
         (an upright box) that gives a box of its shape: every 5°, cards of
         :data:`CARD_RATIOS`; none for a box no whole card fits (a card partly hidden)."""
-        w = max(float(face[2] - face[0]), 1.0)
-        h = max(float(face[3] - face[1]), 1.0)
+        return list(cls._poses(max(float(face[2] - face[0]), 1.0),
+                               max(float(face[3] - face[1]), 1.0)))
+
+    @classmethod
+    @functools.lru_cache(maxsize=4096)
+    def _poses(cls, w: float, h: float) -> tuple[tuple[float, float, float], ...]:
+        """:meth:`card_poses` of a box ``w`` × ``h`` (asked several times per card)."""
         cos, sin = np.abs(np.cos(cls._ANGLES)), np.abs(np.sin(cls._ANGLES))
         out = []
         for ratio in cls.CARD_RATIOS:
             bw, bh = cos + ratio * sin, sin + ratio * cos  # the box of a card 1 × ratio
             for k in np.nonzero(np.abs(np.log(bw / bh * h / w)) <= 0.1)[0]:
                 out.append((w / float(bw[k]), ratio, float(cls._ANGLES[k])))
-        return out
+        return tuple(out)
 
     @classmethod
     def _on_a_face(cls, box: np.ndarray, face_xyxy: np.ndarray, margin: float = 0.03

@@ -13,6 +13,7 @@ number card, not which court (real decks' court pictures vary far more than the 
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -98,15 +99,40 @@ class FaceReader:
         return [self.names[i] for i in best], probs[np.arange(len(best)), best]
 
 
+@functools.lru_cache(maxsize=16)
+def _maps(index_names: tuple[str, ...], face_names: tuple[str, ...]
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What :func:`court_blind` and :func:`fuse` need of two class lists, worked out once:
+    the court-blinding matrix (face classes × face classes), the face classes' rank and suit
+    one-hot matrices, and for each index class whether it is a card both readers know and
+    its rank and suit columns."""
+    names = list(face_names)
+    blind = np.eye(len(names), dtype=np.float32)
+    for suit in "CDHS":
+        cols = [names.index(r + suit) for r in COURTS if r + suit in names]
+        for c in cols:
+            blind[c] = 0.0
+            blind[c, cols] = 1.0 / len(cols)
+    blind = blind.T  # probs @ blind: each court column the mean of its suit's courts
+    ranks = sorted({n[:-1] for n in names if n != "none"})
+    suits = sorted({n[-1] for n in names if n != "none"})
+    rank_of = np.zeros((len(names), len(ranks)), np.float32)
+    suit_of = np.zeros((len(names), len(suits)), np.float32)
+    for k, n in enumerate(names):
+        if n != "none":
+            rank_of[k, ranks.index(n[:-1])] = 1.0
+            suit_of[k, suits.index(n[-1])] = 1.0
+    card = np.array([n != "none" and n[:-1] in ranks and n[-1] in suits for n in index_names])
+    cols = np.array([(ranks.index(n[:-1]), suits.index(n[-1])) if c else (0, 0)
+                     for n, c in zip(index_names, card, strict=True)]).reshape(-1, 2)
+    return blind, rank_of, suit_of, card, cols.T
+
+
 def court_blind(probs: np.ndarray, names: Sequence[str]) -> np.ndarray:
     """``probs`` (…, classes) with each suit's J, Q and K sharing their probability evenly:
     the face says "a court card of this suit", the index says which."""
-    out = np.array(probs, np.float32, copy=True)
-    for suit in "CDHS":
-        cols = [names.index(r + suit) for r in COURTS if r + suit in names]
-        if cols:
-            out[..., cols] = out[..., cols].mean(axis=-1, keepdims=True)
-    return out
+    blind = _maps((), tuple(names))[0]
+    return np.asarray(probs, np.float32) @ blind
 
 
 def fuse(index_probs: np.ndarray, face_probs: np.ndarray, index_names: Sequence[str],
@@ -119,29 +145,18 @@ def fuse(index_probs: np.ndarray, face_probs: np.ndarray, index_names: Sequence[
     the index reader's total card probability. ``none`` is kept as the index reader gave
     it. The face reader's suit is weaker than its rank on small cards (a club and a spade
     of 4 px): the detector weighs it half (:attr:`FaceReader.SUIT_WEIGHT`)."""
+    blind, rank_of, suit_of, card, cols = _maps(tuple(index_names), tuple(face_names))
     index_probs = np.asarray(index_probs, np.float32)
-    face = court_blind(face_probs, face_names)
-    ranks = sorted({n[:-1] for n in face_names if n != "none"})
-    suits = sorted({n[-1] for n in face_names if n != "none"})
-
-    def marginal(key: int, values: list[str]) -> dict[str, np.ndarray]:
-        out = {v: np.zeros(face.shape[:-1], np.float32) for v in values}
-        for k, n in enumerate(face_names):
-            if n != "none":
-                out[n[:-1] if key == 0 else n[-1]] += face[..., k]
-        total = sum(out.values())
-        return {v: np.maximum(p / np.maximum(total, 1e-9), floor) for v, p in out.items()}
-
-    pr, ps = marginal(0, ranks), marginal(1, suits)
-    out = index_probs.copy()
-    card = np.array([n != "none" and n[:-1] in pr and n[-1] in ps for n in index_names])
+    face = np.asarray(face_probs, np.float32) @ blind
+    pr, ps = face @ rank_of, face @ suit_of  # the face's rank and suit marginals
+    pr = np.maximum(pr / np.maximum(pr.sum(axis=-1, keepdims=True), 1e-9), floor)
+    ps = np.maximum(ps / np.maximum(ps.sum(axis=-1, keepdims=True), 1e-9), floor)
     factor = np.ones_like(index_probs)
-    for k, n in enumerate(index_names):
-        if card[k]:
-            factor[..., k] = pr[n[:-1]] ** weight * ps[n[-1]] ** suit_weight
+    factor[..., card] = (pr[..., cols[0][card]] ** weight * ps[..., cols[1][card]] ** suit_weight)
     prod = index_probs * factor
     mass = index_probs[..., card].sum(axis=-1, keepdims=True)
     scale = mass / np.maximum(prod[..., card].sum(axis=-1, keepdims=True), 1e-12)
+    out = index_probs.copy()
     out[..., card] = (prod * scale)[..., card]
     return out
 

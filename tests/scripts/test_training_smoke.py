@@ -34,9 +34,19 @@ def test_detector_trains_exports_and_runs(card_cache, tmp_path, monkeypatch):
                          "--batch", "4", "--project", str(tmp_path / "runs"), "--out", str(out)])
     localiser = Localiser(out)
     assert localiser.names == ["index", "face", "back"] and localiser.tile == 160
+    assert localiser.levels  # the export is cut at the head, decoded in numpy
     image = cv2.imread(str(next((data / "images" / "train").glob("*.jpg"))))
     dets = localiser(image, [(0, 0, 160, 160)], conf=0.0)
     assert len(dets) > 0 and np.isfinite(dets.xyxy).all()
+    # the same boxes and scores as Ultralytics' own full export decodes in its graph
+    full = Localiser(next((tmp_path / "runs").rglob("best.onnx")))
+    assert not full.levels
+    for rects in ([(0, 0, 160, 160)], [(10, 20, 150, 120), (0, 0, 96, 160)]):
+        a, b = localiser(image, rects, conf=1e-3), full(image, rects, conf=1e-3)
+        assert len(a) == len(b) > 0
+        fa = np.c_[a.xyxy, 100 * a.confidence, a.class_id]
+        fb = np.c_[b.xyxy, 100 * b.confidence, b.class_id]
+        assert np.abs(fa[:, None] - fb[None]).max(axis=2).min(axis=1).max() < 0.05
 
 
 def test_classifier_trains_exports_and_runs(card_cache, tmp_path, monkeypatch):

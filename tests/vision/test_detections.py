@@ -51,6 +51,41 @@ def test_from_yolo_decodes_threshold_and_letterbox():
     assert plain.code.tolist() == [None, None]
 
 
+def _level_maps(h: int, w: int, bins: int = 16, nc: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """A scale's box-distribution and class-logit maps with nothing in them (scores ~0)."""
+    return np.zeros((4 * bins, h, w), np.float32), np.full((nc, h, w), -20.0, np.float32)
+
+
+def test_from_yolo_levels_decodes_only_anchors_that_score():
+    box8, cls8 = _level_maps(4, 8)  # stride 8 of a 64×32 input
+    box16, cls16 = _level_maps(2, 4)  # stride 16
+    # cell (x 4, y 1) at stride 8: class 1 at 0.9; sides left/top 2 cells, right/bottom 3
+    cls8[1, 1, 4] = np.log(0.9 / 0.1)
+    for side, distance in enumerate((2, 2, 3, 3)):
+        box8[side * 16 + distance, 1, 4] = 30.0  # all its weight on one bin
+    # cell (x 0, y 0) at stride 16: class 0 at 0.2 (below the threshold: not decoded)
+    cls16[0, 0, 0] = np.log(0.2 / 0.8)
+    dets = Detections.from_yolo_levels([(box8, cls8), (box16, cls16)], conf=0.25,
+                                       class_names=["index", "back"], input_size=(64, 32))
+    assert len(dets) == 1 and dets.code.tolist() == ["back"]
+    np.testing.assert_allclose(dets.xyxy[0], [(4.5 - 2) * 8, (1.5 - 2) * 8,
+                                              (4.5 + 3) * 8, (1.5 + 3) * 8], atol=1e-3)
+    np.testing.assert_allclose(dets.confidence, [0.9], rtol=1e-5)
+    # a lower threshold takes the second anchor, at stride 16; a spread distribution
+    # decodes to its expected distance (bins 1 and 3 alike: 2 cells)
+    box16[:, 0, 0] = -30.0
+    box16[[1, 3, 17, 19, 33, 35, 49, 51], 0, 0] = 5.0
+    both = Detections.from_yolo_levels([(box8, cls8), (box16[None], cls16[None])], conf=0.1,
+                                       input_size=(64, 32), image_size=(64, 32))
+    assert sorted(both.class_id.tolist()) == [0, 1]
+    second = both[both.class_id == 0]
+    np.testing.assert_allclose(second.xyxy[0], [0, 0, 2.5 * 16, 32], atol=1e-3)  # clipped
+    np.testing.assert_allclose(both[both.class_id == 1].xyxy[0], [20, 0, 60, 32], atol=1e-3)
+    with pytest.raises(ValueError):
+        Detections.from_yolo_levels([(box8[:, :2], cls8)])
+    assert len(Detections.from_yolo_levels([_level_maps(2, 2)], conf=0.5)) == 0
+
+
 def test_from_yolo_rejects_bad_shapes():
     with pytest.raises(ValueError):
         Detections.from_yolo(np.zeros((2, 6, 10), np.float32))
