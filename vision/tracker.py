@@ -1092,11 +1092,24 @@ class Tracker:
                 move = Move(seat, code, place, f"lake:{j}")
                 evidence = {"why": f"{code} left {place}, turned up nowhere, and {pick} "
                                    f"shows an identical {code}", "arm": bool(armed)}
-                if self._insert_under(move, left, st.stable_frame, evidence) or \
+                if self._insert_under(move, left, st.stable_frame, evidence):
+                    return True
+                # laid on top of its like (that card was there before this one left): a
+                # misplacement the camera cannot tell by the code. Only in a race for the
+                # pile (its top landed within RACE_MS before this card left) or with the
+                # seat's arm seen over it: a card seen on its pile long after the
+                # identical top was there, then lost from view (a pile at the frame's
+                # edge), did not go there unseen
+                top = table.lake[j].placements[-1].t_ms if table.lake[j].placements else None
+                if (armed or top is not None and top >= left - self.RACE_MS) and \
                         self._commit(move, st.stable_t, st.stable_frame, inferred=True,
                                      evidence=evidence):
                     return True
         return False
+
+    #: how long before a card left its layout an identical card may have landed on the
+    #: lake pile it is then laid on, unseen, for the two to have raced for it
+    RACE_MS = 3000.0
 
     def _insert_under(self, move: Move, left: float, frame: int,
                       evidence: dict[str, Any], above: bool = False) -> bool:

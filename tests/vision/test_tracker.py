@@ -327,6 +327,33 @@ def test_card_laid_on_an_identical_card_is_found_and_flagged():
     assert tr.nertz_counts() == [11, 12]
 
 
+def test_a_card_lost_from_view_long_after_its_like_topped_a_pile_was_not_laid_on_it():
+    # seat 1's 2S shows on its nertz pile for seconds after seat 0's 2S topped the spade
+    # pile, then its pile shows nothing at all (at the frame's edge: not even the next
+    # card): no arm of seat 1 went to the pile, so its 2S was not laid on seat 0's
+    def script(vanish_arm: list) -> list[tuple[dict[str, list[str]], int, list]]:
+        return [(_table({0: "AS", 1: "2S"}), 3, []),
+                (_table({0: "2S", 1: "2S"}, {"lake:0": ["AS"]}), 3, []),
+                (_table({0: "8C", 1: "2S"}, {"lake:0": ["2S"]}), 40, []),
+                (_table({0: "8C", 1: "2S"}, {"lake:0": ["2S"]}), 2, vanish_arm),
+                ({**_table({0: "8C", 1: "2S"}, {"lake:0": ["2S"]}), "seat1:nertz": []}, 2,
+                 vanish_arm),
+                ({**_table({0: "8C", 1: "2S"}, {"lake:0": ["2S"]}), "seat1:nertz": []}, 40,
+                 [])]
+
+    boxes = {"lake:0": (100.0, 100.0, 110.0, 114.0), "seat1:nertz": (0.0, 50.0, 10.0, 64.0)}
+    tr = Tracker(HouseRules(), 2)
+    events = _play_boxed(tr, script([]), boxes)
+    assert _moves(events) == [(0, "AS", "seat0:nertz", "lake:0"),
+                              (0, "2S", "seat0:nertz", "lake:0")]
+    assert not tr.flags() and tr.nertz_counts() == [11, 13]
+    # seat 1's arm seen reaching the pile as its card went: laid on its like, flagged
+    tr = Tracker(HouseRules(), 2)
+    events = _play_boxed(tr, script([(boxes["lake:0"], 1)]), boxes)
+    assert (1, "2S", "seat1:nertz", "lake:0") in _moves(events)
+    assert [(f["seat"], f["rule"]) for f in tr.flags()] == [(1, "foundation_rank")]
+
+
 def test_hidden_identical_card_that_left_first_lies_under_and_wins_the_pile():
     # seat 1's 2S leaves first (and is long in the air), seat 0's later; only one 2S ever
     # shows on the pile, and it is taken for seat 0's: seat 1's lies under it, so seat 0's
