@@ -829,7 +829,7 @@ class Tracker:
             kind = self._kind(dest)
             if not seen or kind == "nertz" and st.covered:
                 continue  # (a card taken back onto a nertz pile shows once the hand goes)
-            under = hides_top = False
+            under = hides_top = misread_under = False
             if kind == "river":
                 if self.rules.slide_under and exp and len(seen) == len(exp) + 1 \
                         and seen[1:] == exp:
@@ -844,9 +844,18 @@ class Tracker:
                     k = next((k for k in range(min(2, max(len(exp) - 1, 0)) + 1)
                               if seen[:len(exp) - k] == exp[k:]
                               and len(seen) > len(exp) - k), None)
-                    if k is None:
+                    if k is not None:
+                        run = seen[len(exp) - k:]
+                    elif exp and len(seen) == len(exp) + 1 and seen[-1] not in exp and \
+                            sum(a != b for a, b in zip(seen[:-1], exp, strict=True)) \
+                            <= max(1, len(exp) // 2) and _builds_down(seen[-1], exp[-1]):
+                        # one card more than the column had, over cards read partly
+                        # otherwise (a fan's half-hidden strips misread): that card laid
+                        # on it, when it may legally lie there (misreads are no evidence
+                        # of an illegal placement)
+                        run, misread_under = seen[-1:], True
+                    else:
                         continue
-                    run = seen[len(exp) - k:]
             else:
                 run = (seen[-1],)
                 buried = self._buried_arrival(dest, st, exp) if kind == "lake" else None
@@ -962,6 +971,8 @@ class Tracker:
                 if table.is_legal(action) is not True:
                     continue  # only a legal placement may hide the card under it
                 evidence["hidden_under"] = exp[-1]
+            if misread_under and table.is_legal(action) is not True:
+                continue
             if kind == "lake" and self._ace_under_misplaced(action, t, st.stable_frame,
                                                             evidence):
                 return True
@@ -2076,6 +2087,15 @@ def _in_order(part: tuple[str, ...], whole: tuple[str, ...]) -> bool:
     """Is ``part`` ``whole`` with some cards left out, in the same order?"""
     it = iter(whole)
     return all(c in it for c in part)
+
+
+def _builds_down(card: str, base: str) -> bool:
+    """Whether ``card`` may lie on ``base`` in a river column: one rank lower, the other
+    colour (codes only; jokers and unknown codes do not)."""
+    if card not in ALL_CODES or base not in ALL_CODES:
+        return False
+    c, b = Card.parse(card), Card.parse(base)
+    return c.is_red != b.is_red and c.rank == b.rank - 1
 
 
 def _covered_run(exp: tuple[str, ...], seen: tuple[str, ...]) -> bool:

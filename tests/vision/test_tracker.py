@@ -786,6 +786,25 @@ def test_a_deal_never_seen_whole_in_one_frame_is_still_found():
     assert _moves(events) == [(0, "AS", "seat0:nertz", "lake:0")]
 
 
+def test_a_card_laid_on_a_column_whose_strip_is_misread_is_still_one_move():
+    # seat 0's column KS QH; the waste's JC goes on it, and from then on the column's
+    # half-hidden base strip reads KC: JC from the waste is still the move. A card that
+    # could not legally lie there (JH, red on red) is not made a move by such a misread
+    column = {"seat0:river0": ["KS", "QH"]}
+    for top, moved in (("JC", True), ("JH", False)):
+        tr = Tracker(HouseRules(), 2)
+        events = _feed(tr, [_table({0: "QH", 1: "5D"}), _table({0: "8D", 1: "5D"}, column),
+                            _table({0: "8D", 1: "5D"}, {**column,
+                                                        "seat0:waste": ["2D", "4C", top]}),
+                            _table({0: "8D", 1: "5D"}, {"seat0:waste": ["2D", "4C"],
+                                                        "seat0:river0": ["KC", "QH", top]})],
+                       repeat=30)
+        found = [m for m in _moves(events) if m[1] == top]
+        assert found == ([(0, top, "seat0:waste", "seat0:river0")] if moved else [])
+        assert not tr.flags()
+        assert len([e for e in events if e["type"] == "draw"]) <= 2
+
+
 def test_a_card_laid_on_a_column_whose_base_card_is_hidden_is_one_move():
     # the column's fan runs under something: its base KS is no longer seen when JC lands
     tr = Tracker(HouseRules(), 2)
