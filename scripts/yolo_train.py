@@ -43,15 +43,17 @@ def run(model_yaml: str, resume: Path | None, data: Path, project: Path, name: s
 
 
 def export(weights: Path, imgsz: int, out: Path) -> Path:
-    """Export to ONNX (dynamic batch and size, opset 17) and copy it to ``out``."""
+    """Export to ONNX (dynamic batch and size, opset 17) and copy it to ``out``; a detect
+    model is cut at its head (:func:`trim_head`)."""
     offline_env()
     from ultralytics import YOLO
 
-    onnx = Path(YOLO(str(weights)).export(format="onnx", imgsz=imgsz, dynamic=True,
-                                          simplify=False, opset=17))
+    model = YOLO(str(weights))
+    onnx = Path(model.export(format="onnx", imgsz=imgsz, dynamic=True, simplify=False,
+                             opset=17))
     out.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(onnx, out)
-    return trim_head(out)
+    return trim_head(out) if model.task == "detect" else out
 
 
 #: what a trimmed localiser's metadata says of its outputs (``vision.detector.Localiser``)
