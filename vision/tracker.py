@@ -846,13 +846,13 @@ class Tracker:
                               and len(seen) > len(exp) - k), None)
                     if k is not None:
                         run = seen[len(exp) - k:]
-                    elif exp and len(seen) == len(exp) + 1 and seen[-1] not in exp and \
-                            sum(a != b for a, b in zip(seen[:-1], exp, strict=True)) \
-                            <= max(1, len(exp) // 2) and _builds_down(seen[-1], exp[-1]):
-                        # one card more than the column had, over cards read partly
-                        # otherwise (a fan's half-hidden strips misread): that card laid
-                        # on it, when it may legally lie there (misreads are no evidence
-                        # of an illegal placement)
+                    elif exp and len(exp) - 1 <= len(seen) <= len(exp) + 1 and \
+                            seen[-1] not in exp and _builds_down(seen[-1], exp[-1]) and \
+                            2 * sum(c in exp for c in seen[:-1]) >= max(1, len(seen) - 1):
+                        # a new top on the column over cards that are mostly the column's,
+                        # some read otherwise or not found (a fan's half-hidden strips):
+                        # that card laid on it, when it may legally lie there (misreads are
+                        # no evidence of an illegal placement)
                         run, misread_under = seen[-1:], True
                     else:
                         continue

@@ -805,6 +805,23 @@ def test_a_card_laid_on_a_column_whose_strip_is_misread_is_still_one_move():
         assert len([e for e in events if e["type"] == "draw"]) <= 2
 
 
+def test_a_card_laid_on_a_column_whose_middle_strip_is_not_found_is_still_one_move():
+    # the column KS QH JC; the waste's 10H lands on it and QH's strip is not found any
+    # more (KS JC 10H): 10H from the waste is the move; 10C (black on black) is none
+    column = {"seat0:river0": ["KS", "QH", "JC"]}
+    for top, moved in (("10H", True), ("10C", False)):
+        tr = Tracker(HouseRules(), 2)
+        events = _feed(tr, [
+            _table({0: "QH", 1: "5D"}), _table({0: "JC", 1: "5D"}, {"seat0:river0": ["KS", "QH"]}),
+            _table({0: "8D", 1: "5D"}, column),
+            _table({0: "8D", 1: "5D"}, {**column, "seat0:waste": ["2D", "4C", top]}),
+            _table({0: "8D", 1: "5D"}, {"seat0:waste": ["2D", "4C"],
+                                        "seat0:river0": ["KS", "JC", top]})], repeat=30)
+        found = [m for m in _moves(events) if m[1] == top]
+        assert found == ([(0, top, "seat0:waste", "seat0:river0")] if moved else [])
+        assert not tr.flags()
+
+
 def test_a_card_laid_on_a_column_whose_base_card_is_hidden_is_one_move():
     # the column's fan runs under something: its base KS is no longer seen when JC lands
     tr = Tracker(HouseRules(), 2)
