@@ -467,6 +467,23 @@ def test_a_persistent_misread_is_resolved_by_the_readers_alternative_that_fits()
     assert tr2.table.layouts[0].nertz[-1].code == "8H"
 
 
+def test_a_pile_read_ranks_up_takes_the_readers_next_rank_alternative():
+    # seat 0's 2S goes on its AS, and the pile reads 4S in every frame with 2S as the
+    # reader's next read (a persistent misread of a deck's index): 2S is the move, not a
+    # 4S with 2S and 3S landed unseen before it
+    tr = Tracker(HouseRules(), 2)
+    alts = {("lake:0", "4S"): (("2S", 0.12), ("5S", 0.05))}
+    frames = [_table({0: "AS", 1: "5D"})] * 3 + \
+        [_table({0: "2S", 1: "5D"}, {"lake:0": ["AS"]})] * 5 + \
+        [_table({0: "7H", 1: "5D"}, {"lake:0": ["4S"]})] * 40
+    events = []
+    for n, places in enumerate(frames):
+        events += tr.update(_obs_alts(n, places, alts))
+    assert _moves(events) == [(0, "AS", "seat0:nertz", "lake:0"),
+                              (0, "2S", "seat0:nertz", "lake:0")]
+    assert not tr.flags() and tr.nertz_counts() == [11, 13]
+
+
 def test_an_unsure_read_that_fits_nothing_is_held_back():
     # lake:0 holds seat 0's AS; its next card 2S is read as KH for two seconds (the reader
     # unsure: KH 0.6, QD 0.3) before it reads right: the KH view is never committed, and
