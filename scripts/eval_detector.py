@@ -11,9 +11,12 @@
 3. real photographs (``../shared/data/real``): ``feeder-corners`` top-1 code, rank and suit
    through a fixed window and through the ink-located index box; ``cluttered-rank-boxes``
    (test split) box recall (a reported card on each labelled card, IoU ≥ 0.3 or its centre
-   inside) and rank accuracy of the cards found; and a grid of failure crops.
+   inside) and rank accuracy of the cards found, also with the photos turned (``--turns``:
+   cards at any angle); and a grid of failure crops.
 
     python -m scripts.eval_detector                          # everything, defaults
+    python -m scripts.eval_detector --no-renders --no-backs --turns 30,45   # real, turned
+    python -m scripts.eval_detector --no-renders --no-backs --turned-pass 0  # one look
     python -m scripts.eval_detector --sizes 1280x720 --stills 2 --no-backs
     python -m scripts.eval_detector --models /tmp/models --failures failures.png
 """
@@ -221,7 +224,22 @@ def eval_feeder(classifier: IndexClassifier, folder: Path, failures: list
     return out
 
 
-def eval_cluttered(detector: CardDetector, folder: Path, failures: list) -> dict[str, float]:
+def turn_photo(img: np.ndarray, degrees: float) -> tuple[np.ndarray, np.ndarray]:
+    """``img`` turned counter-clockwise by ``degrees`` on a canvas that holds all of it
+    (grey around), and the 2×3 matrix taking its pixels there."""
+    h, w = img.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
+    c, s = abs(m[0, 0]), abs(m[0, 1])
+    tw, th = int(h * s + w * c), int(h * c + w * s)
+    m[0, 2] += tw / 2 - w / 2
+    m[1, 2] += th / 2 - h / 2
+    return cv2.warpAffine(img, m, (tw, th), borderValue=(128, 128, 128)), m
+
+
+def eval_cluttered(detector: CardDetector, folder: Path, failures: list, turn: float = 0.0
+                   ) -> dict[str, float]:
+    """Box recall and rank accuracy on the test photos (``turn``: each photo turned by so
+    many degrees first, its labelled boxes with it: the box around each turned box)."""
     rows = list(csv.DictReader(open(folder / "images" / "test_labels.csv")))
     by_file: dict[str, list[dict]] = {}
     for r in rows:
@@ -232,6 +250,9 @@ def eval_cluttered(detector: CardDetector, folder: Path, failures: list) -> dict
         img = cv2.imread(str(folder / "images" / "test" / name))
         if img is None:
             continue
+        m = None
+        if turn:
+            img, m = turn_photo(img, turn)
         t0 = time.perf_counter()
         dets = detector(img)
         seconds += time.perf_counter() - t0
@@ -240,6 +261,11 @@ def eval_cluttered(detector: CardDetector, folder: Path, failures: list) -> dict
         for r in cards:
             total += 1
             gt = np.array([float(r[k]) for k in ("xmin", "ymin", "xmax", "ymax")])
+            if m is not None:
+                pts = np.array([[gt[0], gt[1]], [gt[2], gt[1]], [gt[2], gt[3]], [gt[0], gt[3]]],
+                               np.float32)
+                pts = cv2.transform(pts[None], m)[0]
+                gt = np.concatenate([pts.min(axis=0), pts.max(axis=0)])
             hits = [i for i in faces
                     if _iou(dets.xyxy[i], gt) > 0.3
                     or _inside((dets.xyxy[i][:2] + dets.xyxy[i][2:]) / 2, gt)]
@@ -290,6 +316,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--match", choices=("box", "confidence"), default="box",
                         help="how reports are matched to rendered cards (see match_reports); "
                         "'confidence' gives the figures of the first model cards")
+    parser.add_argument("--turns", default="",
+                        help="also score the cluttered test photos turned by these degrees "
+                        "(comma-separated, e.g. 30,45: cards at any angle)")
+    parser.add_argument("--turned-pass", type=float, default=None,
+                        help="degrees of the detector's second, turned look at whole photos "
+                        "(default: the detector's; 0: off)")
     parser.add_argument("--turned-reads", default=None,
                         choices=("off", "replace", "surest", "joint"),
                         help="how indices of turned cards are read (default: the detector's)")
@@ -297,6 +329,8 @@ def main(argv: list[str] | None = None) -> None:
     detector = CardDetector.load(args.models)
     if args.turned_reads is not None:
         detector.turned_reads = args.turned_reads
+    if args.turned_pass is not None:
+        detector.turned_pass = args.turned_pass
     failures: list = []
     if not args.no_renders:
         from vision.render import decks
@@ -334,6 +368,12 @@ def main(argv: list[str] | None = None) -> None:
               f"{s['rank_acc']:.3f} of found ({s['rank_of_all']:.3f} of all {s['cards']} cards,"
               f" {s['images']} images), {s['false_backs']} backs reported (the photos show "
               f"none), {s['ms_per_image']:.0f} ms/image", flush=True)
+        for turn in [float(t) for t in args.turns.split(",") if t.strip()]:
+            s = eval_cluttered(detector, cluttered, [], turn)
+            print(f"cluttered-rank-boxes (test), photos turned by {turn:g}°: box recall "
+                  f"{s['box_recall']:.3f}, rank accuracy {s['rank_acc']:.3f} of found "
+                  f"({s['rank_of_all']:.3f} of all), {s['ms_per_image']:.0f} ms/image",
+                  flush=True)
     if failures:
         failure_grid(failures, args.failures)
         print(f"failure crops (truth>read): {args.failures}")

@@ -132,7 +132,7 @@ class CardDetector:
                  scale: float | None = None, pass_size: int = 1280,
                  paper: bool = True, index_conf: float = 0.08,
                  min_lone_conf: float = 0.06, turned_reads: str = "replace",
-                 face_reader: FaceReader | None = None) -> None:
+                 face_reader: FaceReader | None = None, turned_pass: float = 45.0) -> None:
         self.localiser, self.classifier, self.backs = localiser, classifier, backs
         self.conf, self.iou, self.overlap = conf, iou, overlap
         #: the localiser's threshold for ``index`` boxes: far below :attr:`conf`, since its
@@ -158,6 +158,10 @@ class CardDetector:
         #: reads whole faces (:mod:`vision.face_reader`): a card whose outline is found has
         #: its face's rank multiplied into its index reads; None: indices alone
         self.face_reader = face_reader
+        #: a whole photo (no regions, no fixed scale: not a calibrated table camera's
+        #: frame) is looked at once more turned by this many degrees, and each card keeps
+        #: the surer of its two reads (cards lying near 45° read badly upright); 0: off
+        self.turned_pass = turned_pass
         #: weights (exponents) of the face's rank and suit against the index reads
         self.face_weight = FaceReader.WEIGHT
         self.face_suit_weight = FaceReader.SUIT_WEIGHT
@@ -247,10 +251,84 @@ class CardDetector:
 
     def __call__(self, image: np.ndarray, regions: Sequence[Region] | None = None,
                  scale: float | None = None) -> Detections:
+        photo = regions is None and scale is None and self.scale is None
+        if scale is None and regions is None and self.scale is None:
+            scale = self.estimate_scale(image)
+        cards = self._detect(image, regions, scale)
+        if photo and self.turned_pass:
+            cards = self._with_turned_pass(image, cards)
+        return cards
+
+    def _detect(self, image: np.ndarray, regions: Sequence[Region] | None,
+                scale: float | None) -> Detections:
         dets = self.raw(image, regions, scale)
         cards = self.group(image, dets)
         if regions is None and self.paper:
             cards = self._add_paper_cards(image, cards)
+        return cards
+
+    #: how sure a card found only in the turned look must be read to be added
+    TURNED_PASS_NEW_CONF = 0.25
+
+    def _with_turned_pass(self, image: np.ndarray, cards: Detections) -> Detections:
+        """A photo looked at once more, turned by :attr:`turned_pass` degrees: each card
+        found in both keeps the surer read (a card lying near 45° is read upright in one of
+        the two), one found only in the turned copy is added (its box turned back)."""
+        h, w = image.shape[:2]
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), self.turned_pass, 1.0)
+        c, s = abs(m[0, 0]), abs(m[0, 1])
+        tw, th = int(h * s + w * c), int(h * c + w * s)
+        m[0, 2] += tw / 2 - w / 2
+        m[1, 2] += th / 2 - h / 2
+        turned = cv2.warpAffine(image, m, (tw, th), flags=cv2.INTER_LINEAR,
+                                borderValue=(114, 114, 114))
+        # (the scale is found again: turned cards have other boxes, the size it goes by;
+        # the turned copy is looked at in one pass, its corners being mostly border)
+        scale = self.estimate_scale(turned)
+        size, self.pass_size = self.pass_size, max(self.pass_size,
+                                                   32 * -(-int(max(tw, th) * scale) // 32))
+        try:
+            other = self._detect(turned, None, scale)
+        finally:
+            self.pass_size = size
+        # faces; a card seen only turned is added when its read is sure (half the cards a
+        # turned look alone finds on a crowded table are strips and pips read wrong)
+        other = other[other.class_id != BACK]
+        if not len(other):
+            return cards
+        # each box turned back: the box of its corners, shrunk about its centre by the
+        # growth a turn of 45° gives a square (the card's own outline is not known)
+        x1, y1, x2, y2 = other.xyxy.T
+        corners = np.stack([np.stack([x1, y1], 1), np.stack([x2, y1], 1),
+                            np.stack([x2, y2], 1), np.stack([x1, y2], 1)], 1)
+        back = cv2.transform(corners.reshape(1, -1, 2).astype(np.float32),
+                             cv2.invertAffineTransform(m))[0].reshape(-1, 4, 2)
+        centre = back.mean(axis=1)
+        grow = abs(np.cos(np.radians(self.turned_pass))) + abs(np.sin(np.radians(
+            self.turned_pass)))
+        half = (back.max(axis=1) - back.min(axis=1)) / (2 * grow)
+        boxes = np.concatenate([centre - half, centre + half], axis=1)
+        boxes = np.clip(boxes, 0, [w, h, w, h]).astype(np.float32)
+        faces = np.nonzero(cards.class_id != BACK)[0]
+        same = (self.same_index(boxes, cards.xyxy[faces]) if len(faces)
+                else np.zeros((len(boxes), 0), bool))
+        cards = cards[np.arange(len(cards))]  # a copy: reads are replaced in it
+        extra = []
+        for j in range(len(other)):
+            hits = faces[same[j]] if same.shape[1] else faces[:0]
+            if not len(hits):
+                if other.confidence[j] >= self.TURNED_PASS_NEW_CONF:
+                    extra.append(j)
+                continue
+            i = int(hits[np.argmax(box_iou(boxes[j:j + 1], cards.xyxy[hits])[0])])
+            if other.confidence[j] > cards.confidence[i]:
+                cards.code[i] = other.code[j]
+                cards.confidence[i] = other.confidence[j]
+                cards.alternatives[i] = other.alternatives[j]
+        if extra:
+            added = other[np.asarray(extra)]
+            added.xyxy = boxes[np.asarray(extra)]
+            cards = Detections.merge([cards, added])
         return cards
 
     def _add_paper_cards(self, image: np.ndarray, cards: Detections) -> Detections:

@@ -523,3 +523,61 @@ def test_a_turned_card_whose_index_the_localiser_missed_is_read_at_its_turned_co
     assert total >= 15, total
     assert right["replace"] >= 0.7 * total, (right, total)
     assert right["replace"] >= right["off"] + 0.2 * total, (right, total)
+
+
+class _TwoLooks(CardDetector):
+    """A detector whose own look at an image is canned: ``upright`` for the photo as it
+    is, ``turned`` (boxes given by their centres in the photo) for the turned copy."""
+
+    def __init__(self, upright: Detections, turned: list[tuple[tuple[float, float], str, float,
+                                                                 int]]) -> None:
+        super().__init__(_NoLocaliser(), None, turned_pass=45.0)  # type: ignore[arg-type]
+        self.upright, self.turned, self.looks = upright, turned, 0
+
+    def estimate_scale(self, image: np.ndarray) -> float:
+        return 1.0
+
+    def _detect(self, image, regions, scale):
+        self.looks += 1
+        if image.shape[:2] == (400, 600):
+            return self.upright
+        # the turned copy: each card's centre in the photo moved as the copy was turned
+        h, w = 400, 600
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), 45.0, 1.0)
+        th, tw = image.shape[:2]
+        m[0, 2] += tw / 2 - w / 2
+        m[1, 2] += th / 2 - h / 2
+        boxes, codes, confs, ids = [], [], [], []
+        for (x, y), code, conf, cls in self.turned:
+            tx, ty = m @ np.array([x, y, 1.0])
+            boxes.append([tx - 20, ty - 20, tx + 20, ty + 20])
+            codes.append(code)
+            confs.append(conf)
+            ids.append(cls)
+        return Detections.create(np.array(boxes, np.float32), np.array(confs, np.float32), ids,
+                                 codes, [None] * len(codes))
+
+
+def test_a_photo_is_looked_at_turned_too_and_each_card_keeps_its_surer_read():
+    photo = np.zeros((400, 600, 3), np.uint8)
+    upright = Detections.create(np.array([[80, 80, 130, 150], [300, 200, 350, 270]], np.float32),
+                                np.array([0.3, 0.9], np.float32), [FACE, FACE], ["JS", "7H"],
+                                [None, None])
+    turned = [((105, 115), "AS", 0.8, FACE),   # the first card, read surer turned
+              ((325, 235), "1H", 0.4, FACE),   # the second, read less sure turned
+              ((480, 100), "QD", 0.6, FACE),   # a card found only turned, sure enough
+              ((480, 330), "3C", 0.1, FACE),   # one found only turned, unsure: not added
+              ((200, 330), "back", 0.9, BACK)]  # the turned look's backs are not used
+    detector = _TwoLooks(upright, turned)
+    cards = detector(photo)
+    assert detector.looks == 2
+    assert sorted(cards.code.tolist()) == ["7H", "AS", "QD"]
+    first = int(np.nonzero(cards.code == "AS")[0][0])
+    np.testing.assert_allclose(cards.xyxy[first], [80, 80, 130, 150])  # the upright box
+    added = cards.xyxy[int(np.nonzero(cards.code == "QD")[0][0])]
+    np.testing.assert_allclose((added[:2] + added[2:]) / 2, [480, 100], atol=1.0)
+    # a table camera's frame (a fixed scale, or regions) is looked at once
+    for call in ({"scale": 1.0}, {"regions": [(0, 0, 600, 400)]}):
+        detector = _TwoLooks(upright, turned)
+        assert sorted(detector(photo, **call).code.tolist()) == ["7H", "JS"]
+        assert detector.looks == 1
