@@ -17,6 +17,7 @@
     python -m scripts.eval_detector                          # everything, defaults
     python -m scripts.eval_detector --no-renders --no-backs --turns 30,45   # real, turned
     python -m scripts.eval_detector --no-renders --no-backs --turned-pass 0  # one look
+    python -m scripts.eval_detector --no-renders --no-backs --close-ups 300,700,1500
     python -m scripts.eval_detector --sizes 1280x720 --stills 2 --no-backs
     python -m scripts.eval_detector --models /tmp/models --failures failures.png
 """
@@ -224,6 +225,35 @@ def eval_feeder(classifier: IndexClassifier, folder: Path, failures: list
     return out
 
 
+CLOSE_UP_CODES = ("AS", "3D", "7H", "9C", "10C", "JD", "QS", "KH")
+
+
+def eval_close_ups(detector: CardDetector, height: int, turn: float = 0.0
+                   ) -> dict[str, float]:
+    """Photos of one card filling the frame: each held-out deck's :data:`CLOSE_UP_CODES`
+    rendered ``height`` px tall on a green cloth (and turned by ``turn`` degrees): the share
+    read right and alone, and the other reports per photo."""
+    from vision.render import decks
+
+    right = total = extra = 0
+    for deck in decks.deck_names("test"):
+        for code in CLOSE_UP_CODES:
+            card = decks.render_card(deck, code, height)
+            if card.shape[2] == 4:  # its rounded corners over the cloth
+                alpha = card[:, :, 3:4] / 255.0
+                card = (card[:, :, :3] * alpha + np.array([40, 90, 40]) * (1 - alpha))
+            h, w = card.shape[:2]
+            photo = np.full((h + h // 4, w + h // 4, 3), (40, 90, 40), np.uint8)
+            photo[h // 8:h // 8 + h, h // 8:h // 8 + w] = card.astype(np.uint8)
+            if turn:
+                photo, _m = turn_photo(photo, turn)
+            dets = detector(photo)
+            total += 1
+            right += list(dets.code) == [code]
+            extra += max(0, len(dets) - int(code in list(dets.code)))
+    return {"right": right / max(1, total), "extra": extra / max(1, total), "n": total}
+
+
 def turn_photo(img: np.ndarray, degrees: float) -> tuple[np.ndarray, np.ndarray]:
     """``img`` turned counter-clockwise by ``degrees`` on a canvas that holds all of it
     (grey around), and the 2×3 matrix taking its pixels there."""
@@ -316,6 +346,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--match", choices=("box", "confidence"), default="box",
                         help="how reports are matched to rendered cards (see match_reports); "
                         "'confidence' gives the figures of the first model cards")
+    parser.add_argument("--close-ups", default="",
+                        help="also photos of one held-out card filling the frame, at these "
+                        "card heights in px (comma-separated, e.g. 300,700,1500)")
     parser.add_argument("--turns", default="",
                         help="also score the cluttered test photos turned by these degrees "
                         "(comma-separated, e.g. 30,45: cards at any angle)")
@@ -355,6 +388,15 @@ def main(argv: list[str] | None = None) -> None:
             print(f"  {size[0]}x{size[1]}: hard pairs {r['hard']:.3f} (n={r['n_hard']}), "
                   f"clear backs {r['clear']:.3f} (n={r['n_clear']}), unknown design called "
                   f"unknown {r['unknown']:.3f}", flush=True)
+    if args.close_ups:
+        from vision.render import decks
+        if decks.artwork_available():
+            for height in (int(v) for v in args.close_ups.split(",")):
+                for turn in (0.0, 30.0):
+                    s = eval_close_ups(detector, height, turn)
+                    print(f"close-ups of one held-out card, {height} px tall, turned "
+                          f"{turn:g}°: read right and alone {s['right']:.3f} (n={s['n']}), "
+                          f"other reports {s['extra']:.2f} per photo", flush=True)
     feeder = args.real / "feeder-corners"
     if feeder.is_dir():
         for name, s in eval_feeder(detector.classifier, feeder, failures).items():

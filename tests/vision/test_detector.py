@@ -581,3 +581,23 @@ def test_a_photo_is_looked_at_turned_too_and_each_card_keeps_its_surer_read():
         detector = _TwoLooks(upright, turned)
         assert sorted(detector(photo, **call).code.tolist()) == ["7H", "JS"]
         assert detector.looks == 1
+
+
+@NEEDS_ARTWORK
+@pytest.mark.skipif(not (MODELS / "card_detector.onnx").is_file(), reason="no localiser")
+def test_a_photo_of_one_card_filling_the_frame_is_read_as_that_card(card_cache):
+    # a close-up: the card is far larger than anything the localiser was trained on at
+    # every usual level of the scale search; the close-up level brings it down to size
+    from vision.render import decks
+
+    detector = CardDetector.load()
+    for code in ("7H", "10C", "QS"):
+        card = decks.render_card(FAST_DECKS[0], code, 700)[:, :, :3]
+        h, w = card.shape[:2]
+        photo = np.full((h + 200, w + 200, 3), (40, 90, 40), np.uint8)
+        photo[100:100 + h, 100:100 + w] = card
+        assert detector.estimate_scale(photo) < 0.1
+        assert detector(photo).code.tolist() == [code]
+    # a table seen from above is not taken for a close-up
+    scene = render_still(random_table(4, 5), 5, size=(1280, 720), decks=list(FAST_DECKS[:1]) * 4)
+    assert detector.estimate_scale(scene.image) > 0.5
