@@ -839,6 +839,40 @@ def test_a_card_laid_on_a_column_whose_middle_strip_is_not_found_is_still_one_mo
         assert not tr.flags()
 
 
+def test_a_column_partly_under_an_arm_that_leaves_its_top_clear_still_takes_a_card():
+    # the waste's QH lands on seat 0's column KS while an arm lies over the column's lower
+    # part (a third of it covered): the top is clear, so the move is seen; with the arm
+    # over the top card the column stays covered and nothing is committed
+    def look(n: int, places: dict[str, list[str]], cover: float,
+             hand: tuple[float, ...] | None) -> Observation:
+        views = {}
+        for p, codes in places.items():
+            if p == "seat0:river0":  # a fan: each card 6 px below the one under it
+                cards = [SeenCard(c, (100.0, 100.0 + 6 * i, 110.0, 114.0 + 6 * i))
+                         for i, c in enumerate(codes)]
+                views[p] = PlaceView(p, cards, cover)
+            elif codes:
+                views[p] = PlaceView(p, [SeenCard(c, BOX) for c in codes])
+        o = Observation(n, n * 100.0, views)
+        o.hands, o.hand_seats = ([hand], [0]) if hand else ([], [])
+        return o
+
+    for hand, moved in (((100.0, 95.0, 110.0, 104.0), True),
+                        ((100.0, 104.0, 110.0, 121.0), False)):
+        tr = Tracker(HouseRules(), 2)
+        script = [(_table({0: "8D", 1: "5D"}), 5, 0.0, None),
+                  (_table({0: "8D", 1: "5D"}, {"seat0:waste": ["2D", "4C", "QH"]}), 10, 0.0,
+                   None),
+                  (_table({0: "8D", 1: "5D"}, {"seat0:waste": ["2D", "4C"],
+                                               "seat0:river0": ["KS", "QH"]}), 40, 0.3, hand)]
+        events, n = [], 0
+        for places, repeat, cover, arm in script:
+            for _ in range(repeat):
+                events += tr.update(look(n, places, cover, arm))
+                n += 1
+        assert ((0, "QH", "seat0:waste", "seat0:river0") in _moves(events)) is moved
+
+
 def test_a_card_laid_on_a_column_whose_base_card_is_hidden_is_one_move():
     # the column's fan runs under something: its base KS is no longer seen when JC lands
     tr = Tracker(HouseRules(), 2)
