@@ -428,10 +428,10 @@ class Tracker:
             else:
                 st.doubt = None
             covered = view is not None and view.covered > self.cover_limit
-            # a fanned column partly under a hand that leaves its top card clear (an arm
-            # reaching over the column's lower strips): its top still counts
-            top_clear = place.kind == "river" and view is not None and bool(view.cards) and \
-                view.covered < self.RIVER_PART_COVER and not any(
+            # a fan (a column, a waste) partly under a hand that leaves its top card clear
+            # (an arm reaching over its lower cards): its top still counts
+            top_clear = place.kind in ("river", "waste") and view is not None and \
+                bool(view.cards) and view.covered < self.FAN_PART_COVER and not any(
                     _overlap(view.cards[-1].box, b) > self.cover_limit for b in movers)
             if view is not None and view.cards:
                 st.box = _union([c.box for c in view.cards])
@@ -499,9 +499,10 @@ class Tracker:
     #: how much likelier a read is than an alternative that fits the engine's table before
     #: it is kept against it (a prior of 1 for what fits, this for what does not)
     UNLIKELY = 0.08
-    #: a column covered less than this, with no hand or moving card over its top card,
-    #: is looked at (its top): its lower strips under an arm do not hide an arrival
-    RIVER_PART_COVER = 0.5
+    #: a column or waste fan covered less than this, with no hand or moving card over its
+    #: top card, is looked at (its top): its lower cards under an arm hide no arrival or
+    #: departure
+    FAN_PART_COVER = 0.5
     #: a read this sure is believed even when it fits nothing in the engine's table (on
     #: the real path's observations of round 0, reads this sure were right 98–100 % of
     #: the time on the layouts, 95 % on the lake)

@@ -873,6 +873,46 @@ def test_a_column_partly_under_an_arm_that_leaves_its_top_clear_still_takes_a_ca
         assert ((0, "QH", "seat0:waste", "seat0:river0") in _moves(events)) is moved
 
 
+def test_a_waste_top_leaving_under_an_arm_over_the_fans_lower_cards_is_seen_leaving():
+    # seat 0's waste fan 5C 9D 2H; 2H goes on its AH while an arm lies over the fan's left
+    # end: the fan's top was in view, so its leaving is evidence (departure 3); with the
+    # arm over the top it was not seen leaving (2)
+    def look(n: int, places: dict[str, list[str]], cover: float,
+             hand: tuple[float, ...] | None) -> Observation:
+        views = {}
+        for p, codes in places.items():
+            if p == "seat0:waste":  # a fan: each card 6 px right of the one under it
+                views[p] = PlaceView(p, [SeenCard(c, (100.0 + 6 * i, 100.0, 110.0 + 6 * i,
+                                                      114.0)) for i, c in enumerate(codes)],
+                                     cover)
+            elif p == "lake:0":
+                views[p] = PlaceView(p, [SeenCard(c, (300.0, 300.0, 310.0, 314.0))
+                                         for c in codes])
+            elif codes:
+                views[p] = PlaceView(p, [SeenCard(c, BOX) for c in codes])
+        o = Observation(n, n * 100.0, views)
+        o.hands, o.hand_seats = ([hand], [0]) if hand else ([], [])
+        return o
+
+    for hand, departure in (((95.0, 100.0, 104.0, 114.0), 3), ((110.0, 100.0, 125.0, 114.0), 2)):
+        tr = Tracker(HouseRules(), 2)
+        lake = {"lake:0": ["AH"]}
+        script = [(_table({0: "AH", 1: "5D"}), 5, 0.0, None),
+                  (_table({0: "8D", 1: "5D"}, lake), 10, 0.0, None),
+                  (_table({0: "8D", 1: "5D"}, {**lake, "seat0:waste": ["5C", "9D", "2H"]}), 10,
+                   0.0, None),
+                  (_table({0: "8D", 1: "5D"}, {"lake:0": ["2H"], "seat0:waste": ["5C", "9D"]}),
+                   40, 0.3, hand)]
+        events, n = [], 0
+        for places, repeat, cover, arm in script:
+            for _ in range(repeat):
+                events += tr.update(look(n, places, cover, arm))
+                n += 1
+        assert _moves(events)[-1] == (0, "2H", "seat0:waste", "lake:0")
+        moved = [r for r in tr.records if getattr(r.action, "card", None) == "2H"]
+        assert [r.evidence["departure"] for r in moved] == [departure]
+
+
 def test_a_card_laid_on_a_column_whose_base_card_is_hidden_is_one_move():
     # the column's fan runs under something: its base KS is no longer seen when JC lands
     tr = Tracker(HouseRules(), 2)
