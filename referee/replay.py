@@ -90,6 +90,8 @@ def model_observer(model: Any, detector: Any, every_frame: bool = False,
     and in the table model)."""
     from vision.incremental import ChangeGatedDetector, mark_pending
 
+    if getattr(detector, "turned_pass", None):
+        detector.turned_pass = 0.0  # a table camera's frames: one look (not a photo's two)
     gated = None if every_frame else ChangeGatedDetector(detector, **gate)
 
     def spot(place: str) -> tuple[float, float, float, float] | None:
