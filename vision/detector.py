@@ -41,6 +41,8 @@ class Localiser:
     #: inputs of at most this many pixels run on one thread: for a small region, a second
     #: thread costs more than it gives (a 160×200 region: 14 ms on one, 26 ms on two)
     SMALL_INPUT = 320 * 320
+    #: the most input pixels one run takes: larger batches of tiles run in parts
+    MAX_BATCH_PIXELS = 2 * 1280 * 1280
 
     def __init__(self, path: str | Path, threads: int = 2) -> None:
         self.session, self.names, self.tile = onnx_model(path, "localiser", threads)
@@ -80,35 +82,34 @@ class Localiser:
         if self.dynamic_size and rects:  # any input size: just the rectangles, padded to 32
             th = 32 * -(-max(y1 - y0 for _x0, y0, _x1, y1 in rects) // 32)
             tw = 32 * -(-max(x1 - x0 for x0, _y0, x1, _y1 in rects) // 32)
-        batch = self._batch((len(rects), 3, th, tw))
-        scale = np.float32(1 / 255.0)
-        for i, (x0, y0, x1, y1) in enumerate(rects):
-            h, w = y1 - y0, x1 - x0
-            # BGR uint8 → RGB float 0–1, channels first, straight into the batch; the
-            # padding grey (Ultralytics' letterbox 114)
-            for c in range(3):
-                np.multiply(image[y0:y1, x0:x1, 2 - c], scale, out=batch[i, c, :h, :w],
-                            casting="unsafe")
-            batch[i, :, h:, :] = self.PAD
-            batch[i, :, :h, w:] = self.PAD
-        outputs: list[list[np.ndarray]] = []
-        step = len(rects) if self.dynamic_batch else 1
+        # a batch of at most MAX_BATCH_PIXELS per run, decoded before the next (a 12 MP
+        # photo is a dozen 1280 px tiles: in one run they took over 3 GB)
+        step = max(1, min(len(rects), self.MAX_BATCH_PIXELS // (th * tw))) \
+            if self.dynamic_batch else 1
         session = self.small_session if th * tw * step <= self.SMALL_INPUT else self.session
-        for i in range(0, len(rects), max(1, step)):
-            outputs.append(session.run(None, {self.input: batch[i:i + step]}))
+        scale = np.float32(1 / 255.0)
         parts = []
-        if self.levels:
-            maps = [np.concatenate(m) for m in zip(*outputs, strict=True)] if outputs else []
-            for k, (x0, y0, x1, y1) in enumerate(rects):
-                scales = [(maps[j][k], maps[j + 1][k]) for j in range(0, len(maps), 2)]
-                dets = Detections.from_yolo_levels(scales, conf, self.names, (tw, th),
-                                                   image_size=(x1 - x0, y1 - y0))
-                parts.append(dets.offset(x0, y0))
-        else:
-            raw = (np.concatenate([o[0] for o in outputs]) if outputs
-                   else np.zeros((0, 4 + len(self.names), 0)))
-            for (x0, y0, x1, y1), out in zip(rects, raw, strict=True):
-                dets = Detections.from_yolo(out, conf, self.names, image_size=(x1 - x0, y1 - y0))
+        for start in range(0, len(rects), step):
+            chunk = rects[start:start + step]
+            batch = self._batch((len(chunk), 3, th, tw))
+            for i, (x0, y0, x1, y1) in enumerate(chunk):
+                h, w = y1 - y0, x1 - x0
+                # BGR uint8 → RGB float 0–1, channels first, straight into the batch; the
+                # padding grey (Ultralytics' letterbox 114)
+                for c in range(3):
+                    np.multiply(image[y0:y1, x0:x1, 2 - c], scale, out=batch[i, c, :h, :w],
+                                casting="unsafe")
+                batch[i, :, h:, :] = self.PAD
+                batch[i, :, :h, w:] = self.PAD
+            out = session.run(None, {self.input: batch})
+            for k, (x0, y0, x1, y1) in enumerate(chunk):
+                if self.levels:
+                    scales = [(out[j][k], out[j + 1][k]) for j in range(0, len(out), 2)]
+                    dets = Detections.from_yolo_levels(scales, conf, self.names, (tw, th),
+                                                       image_size=(x1 - x0, y1 - y0))
+                else:
+                    dets = Detections.from_yolo(out[0][k], conf, self.names,
+                                                image_size=(x1 - x0, y1 - y0))
                 parts.append(dets.offset(x0, y0))
         return Detections.merge(parts) if parts else Detections.empty()
 
@@ -123,6 +124,11 @@ class CardDetector:
     #: the long side :meth:`estimate_scale` brings cards to: the index class is found and
     #: read better on cards a little larger than the median
     SMALL_CARD_PX = 56.0
+    #: index boxes and card boxes (faces, backs) read per image at most, the surest first
+    #: (8 seats' layouts and a full lake show a few hundred; a 12 MP photo of noise gave
+    #: thousands, 70,000 reader crops and 8 GB)
+    MAX_INDICES = 1000
+    MAX_CARDS = 500
     #: long sides (px) of the shrunk copies :meth:`estimate_scale` looks at
     SCALE_LEVELS = (640, 320, 160)
     #: and a smaller one for a close-up (a card or two filling much of the photo): looked
@@ -265,6 +271,13 @@ class CardDetector:
                               min(self.conf, self.index_conf)).with_nms(self.iou)
         dets = dets[np.where(dets.class_id == INDEX, dets.confidence >= self.index_conf,
                              dets.confidence >= self.conf)]
+        weak: list[np.ndarray] = []
+        for is_index, most in ((True, self.MAX_INDICES), (False, self.MAX_CARDS)):
+            kind = np.nonzero((dets.class_id == INDEX) == is_index)[0]
+            if len(kind) > most:  # a photo of noise or carpet: the surest ones
+                weak.append(kind[np.argsort(-dets.confidence[kind], kind="stable")[most:]])
+        if weak:
+            dets = dets[np.setdiff1d(np.arange(len(dets)), np.concatenate(weak))]
         if scale != 1.0:
             dets.xyxy = dets.xyxy / scale
         return dets
@@ -275,7 +288,7 @@ class CardDetector:
         if scale is None and regions is None and self.scale is None:
             scale = self.estimate_scale(image)
         cards = self._detect(image, regions, scale)
-        if photo and self.turned_pass:
+        if photo and self.turned_pass and max(image.shape[:2]) * scale <= self.MAX_TURNED_SIDE:
             cards = self._with_turned_pass(image, cards)
         return cards
 
@@ -289,6 +302,11 @@ class CardDetector:
 
     #: how sure a card found only in the turned look must be read to be added
     TURNED_PASS_NEW_CONF = 0.25
+    #: the largest single pass the turned copy gets (a larger one is looked at in tiles)
+    MAX_PASS = 2048
+    #: a photo still larger than this at its scale (no card found to size it: a 12 MP photo
+    #: of nothing) is looked at once
+    MAX_TURNED_SIDE = 2560
 
     def _with_turned_pass(self, image: np.ndarray, cards: Detections) -> Detections:
         """A photo looked at once more, turned by :attr:`turned_pass` degrees: each card
@@ -305,8 +323,8 @@ class CardDetector:
         # (the scale is found again: turned cards have other boxes, the size it goes by;
         # the turned copy is looked at in one pass, its corners being mostly border)
         scale = self.estimate_scale(turned)
-        size, self.pass_size = self.pass_size, max(self.pass_size,
-                                                   32 * -(-int(max(tw, th) * scale) // 32))
+        size, self.pass_size = self.pass_size, max(self.pass_size, min(
+            self.MAX_PASS, 32 * -(-int(max(tw, th) * scale) // 32)))
         try:
             other = self._detect(turned, None, scale)
         finally:

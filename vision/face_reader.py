@@ -69,7 +69,9 @@ class FaceReader:
             for c in cards]).astype(np.float32) / 255.0
         batch = np.ascontiguousarray(batch.transpose(0, 3, 1, 2))
         session = self.small_session if len(cards) <= self.SMALL_BATCH else self.session
-        return session.run(None, {self.input: batch})[0]
+        step = 512  # cards per run at most (bounded memory)
+        return np.concatenate([session.run(None, {self.input: batch[i:i + step]})[0]
+                               for i in range(0, len(batch), step)])
 
     def read_boxes(self, image: np.ndarray, boxes: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray]:

@@ -85,6 +85,9 @@ class IndexClassifier:
     #: region) a second thread costs more than it gives (17 crops: 16–17 ms on one thread,
     #: 21–22 ms on two, with another job on the second core)
     SMALL_BATCH = 32
+    #: crops per run at most (a photo of noise or carpet can hand it thousands: in one run
+    #: their activations took gigabytes)
+    MAX_BATCH = 512
 
     def __init__(self, path: str | Path, threads: int = 2) -> None:
         self.session, self.names, self.size = onnx_model(path, "classifier", threads)
@@ -107,7 +110,8 @@ class IndexClassifier:
         batch = np.ascontiguousarray(batch[..., ::-1].transpose(0, 3, 1, 2), np.float32)
         batch /= 255.0
         session = self.small_session if len(crops) <= self.SMALL_BATCH else self.session
-        return session.run(None, {self.input: batch})[0]
+        return np.concatenate([session.run(None, {self.input: batch[i:i + self.MAX_BATCH]})[0]
+                               for i in range(0, len(batch), self.MAX_BATCH)])
 
     def __call__(self, crops: Sequence[np.ndarray]) -> tuple[list[str], np.ndarray]:
         """The most likely code of each crop and its probability."""

@@ -601,3 +601,39 @@ def test_a_photo_of_one_card_filling_the_frame_is_read_as_that_card(card_cache):
     # a table seen from above is not taken for a close-up
     scene = render_still(random_table(4, 5), 5, size=(1280, 720), decks=list(FAST_DECKS[:1]) * 4)
     assert detector.estimate_scale(scene.image) > 0.5
+
+
+def test_a_photo_of_clutter_reads_at_most_the_surest_boxes():
+    # noise or carpet can give thousands of boxes: only the surest MAX_INDICES index boxes
+    # and MAX_CARDS card boxes go on to be read (a 12 MP photo of noise had 70,000 crops)
+    rng = np.random.default_rng(0)
+    n = 3000
+    cells = np.arange(n)  # apart on a grid (NMS keeps them all)
+    xy = np.stack([cells % 60 * 60, cells // 60 * 60], axis=1).astype(np.float32)
+    boxes = np.concatenate([xy, xy + 20], axis=1)
+    conf = rng.uniform(0.3, 0.9, n).astype(np.float32)
+    ids = [INDEX] * 2000 + [FACE] * 600 + [BACK] * 400
+    detector = CardDetector(_FixedLocaliser(Detections.create(boxes, conf, ids)), None,
+                            scale=1.0)  # type: ignore[arg-type]
+    raw = detector.raw(np.zeros((4000, 4000, 3), np.uint8))
+    index = raw[raw.class_id == INDEX]
+    assert len(index) == detector.MAX_INDICES
+    assert index.confidence.min() >= np.sort(conf[:2000])[-detector.MAX_INDICES]
+    assert len(raw[raw.class_id != INDEX]) == detector.MAX_CARDS
+
+
+def test_a_localiser_batch_runs_in_parts_of_bounded_size():
+    # tiles of one large photo run a few at a time and give the same boxes as one by one
+    if not (MODELS / "card_detector.onnx").is_file():
+        pytest.skip("no localiser")
+    from vision.detector import Localiser
+
+    localiser = Localiser(MODELS / "card_detector.onnx")
+    rng = np.random.default_rng(1)
+    image = rng.integers(0, 255, (700, 1300, 3), np.uint8)
+    rects = [(x, y, x + 320, y + 320) for x in range(0, 960, 320) for y in range(0, 380, 320)]
+    localiser.MAX_BATCH_PIXELS = 2 * 320 * 320  # two tiles a run
+    parts = localiser(image, rects, conf=0.05)
+    one = Detections.merge([localiser(image, [r], conf=0.05) for r in rects])
+    assert len(parts) == len(one) > 0
+    np.testing.assert_allclose(np.sort(parts.confidence), np.sort(one.confidence), atol=1e-4)
