@@ -135,8 +135,8 @@ class CardDetector:
     #: at when the smallest level's cards span at least CLOSE_UP_ABOVE of its side (or none
     #: is sure), taken only where its cards span at least CLOSE_UP_SPAN of its own.
     #: Held-out close-ups read right and alone 0.17–0.44 without it, 0.83–0.96 with it
-    #: (``scripts/eval_detector.py --close-ups``); a real photo of one card on carpet that
-    #: gave 33 false reports gives none
+    #: (``scripts/eval_detector.py --close-ups``); a real photo of one ace on carpet that
+    #: gave 33 false reports gives the ace and a false back (and 5 more from the turned look)
     CLOSE_UP_LEVEL = 80
     CLOSE_UP_ABOVE = 0.56
     CLOSE_UP_SPAN = 0.45
