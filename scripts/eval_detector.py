@@ -35,6 +35,7 @@ import cv2
 import numpy as np
 
 from scripts.make_real_index_crops import feeder_rows, feeder_split
+from vision.crops import turn_image
 from vision.detector import BACK, CardDetector
 from vision.identify import IndexClassifier
 
@@ -246,24 +247,12 @@ def eval_close_ups(detector: CardDetector, height: int, turn: float = 0.0
             photo = np.full((h + h // 4, w + h // 4, 3), (40, 90, 40), np.uint8)
             photo[h // 8:h // 8 + h, h // 8:h // 8 + w] = card.astype(np.uint8)
             if turn:
-                photo, _m = turn_photo(photo, turn)
+                photo, _m = turn_image(photo, turn)
             dets = detector(photo)
             total += 1
             right += list(dets.code) == [code]
             extra += max(0, len(dets) - int(code in list(dets.code)))
     return {"right": right / max(1, total), "extra": extra / max(1, total), "n": total}
-
-
-def turn_photo(img: np.ndarray, degrees: float) -> tuple[np.ndarray, np.ndarray]:
-    """``img`` turned counter-clockwise by ``degrees`` on a canvas that holds all of it
-    (grey around), and the 2×3 matrix taking its pixels there."""
-    h, w = img.shape[:2]
-    m = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
-    c, s = abs(m[0, 0]), abs(m[0, 1])
-    tw, th = int(h * s + w * c), int(h * c + w * s)
-    m[0, 2] += tw / 2 - w / 2
-    m[1, 2] += th / 2 - h / 2
-    return cv2.warpAffine(img, m, (tw, th), borderValue=(128, 128, 128)), m
 
 
 def eval_cluttered(detector: CardDetector, folder: Path, failures: list, turn: float = 0.0
@@ -282,7 +271,7 @@ def eval_cluttered(detector: CardDetector, folder: Path, failures: list, turn: f
             continue
         m = None
         if turn:
-            img, m = turn_photo(img, turn)
+            img, m = turn_image(img, turn)
         t0 = time.perf_counter()
         dets = detector(img)
         seconds += time.perf_counter() - t0

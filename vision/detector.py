@@ -25,6 +25,7 @@ from .crops import (
     crop_square,
     crop_turned,
     paper_cards,
+    turn_image,
     upright_card,
 )
 from .detections import Detections, box_iou, tiles
@@ -191,12 +192,13 @@ class CardDetector:
                    IndexClassifier(root / "index_classifier.onnx", threads), backs,
                    face_reader=FaceReader.load(root / "face_reader.onnx", threads))
 
-    def rects(self, width: int, height: int, regions: Sequence[Region] | None = None
-              ) -> list[Region]:
+    def rects(self, width: int, height: int, regions: Sequence[Region] | None = None,
+              pass_size: int | None = None) -> list[Region]:
         """The rectangles to look at, from the whole frame or only the given regions: cut
-        into tiles of :attr:`pass_size` (a model that takes any input size) or of the
-        model's own fixed tile."""
-        t = self.pass_size if self.localiser.dynamic_size else self.localiser.tile
+        into tiles of ``pass_size`` (default :attr:`pass_size`; a model that takes any
+        input size) or of the model's own fixed tile."""
+        t = (pass_size or self.pass_size) if self.localiser.dynamic_size \
+            else self.localiser.tile
         if regions is None:
             return list(tiles(width, height, t, min(self.overlap, t - 1)))
         out: list[Region] = []
@@ -217,7 +219,7 @@ class CardDetector:
         fit (a scale of 0.8–1.1)."""
         h, w = image.shape[:2]
         best: tuple[float, float] = (0.0, 1.0)  # (score, scale)
-        seen: dict[int, tuple[float, float, float]] = {}  # side: (score, scale, card side)
+        seen: dict[int, tuple[float, float]] = {}  # side: (score, median card side)
         for side in (*self.SCALE_LEVELS, self.CLOSE_UP_LEVEL):
             r = side / max(h, w)
             if r >= 1.0:
@@ -225,8 +227,8 @@ class CardDetector:
             if side == self.CLOSE_UP_LEVEL:
                 # a photo of a card or two filling the frame: the next level up sees them
                 # far larger than the localiser knows (or sees nothing it is sure of)
-                above = seen.get(min(self.SCALE_LEVELS), (0.0, 1.0, 0.0))
-                if above[0] > 0 and above[2] < self.CLOSE_UP_ABOVE * min(self.SCALE_LEVELS):
+                above = seen.get(min(self.SCALE_LEVELS), (0.0, 0.0))
+                if above[0] > 0 and above[1] < self.CLOSE_UP_ABOVE * min(self.SCALE_LEVELS):
                     continue
             small = cv2.resize(image, (max(1, round(w * r)), max(1, round(h * r))),
                                interpolation=cv2.INTER_AREA)
@@ -242,7 +244,7 @@ class CardDetector:
                 continue  # (not one card filling the view)
             # confident cards of a size the localiser knows; fewer, surer ones beat clutter
             score = float(np.sort(cards.confidence)[-3:].mean())
-            seen[side] = (score, self.CARD_PX * r / median, median)
+            seen[side] = (score, median)
             if score > best[0]:
                 best = (score, self.CARD_PX * r / median)
         # to a little past the median: the index class is found and read better there
@@ -250,7 +252,7 @@ class CardDetector:
         return 1.0 if 0.8 <= scale <= 1.1 else scale
 
     def raw(self, image: np.ndarray, regions: Sequence[Region] | None = None,
-            scale: float | None = None) -> Detections:
+            scale: float | None = None, pass_size: int | None = None) -> Detections:
         """The localiser's boxes (index, face, back) after NMS, before grouping, in the
         image's pixels; the localiser sees the image resized by ``scale`` (default: the
         detector's, or :meth:`estimate_scale` for a whole photo)."""
@@ -267,7 +269,7 @@ class CardDetector:
         else:
             work, scale = image, 1.0
         wh, ww = work.shape[:2]
-        dets = self.localiser(work, self.rects(ww, wh, regions),
+        dets = self.localiser(work, self.rects(ww, wh, regions, pass_size),
                               min(self.conf, self.index_conf)).with_nms(self.iou)
         dets = dets[np.where(dets.class_id == INDEX, dets.confidence >= self.index_conf,
                              dets.confidence >= self.conf)]
@@ -285,7 +287,7 @@ class CardDetector:
     def __call__(self, image: np.ndarray, regions: Sequence[Region] | None = None,
                  scale: float | None = None) -> Detections:
         photo = regions is None and scale is None and self.scale is None
-        if scale is None and regions is None and self.scale is None:
+        if photo:
             scale = self.estimate_scale(image)
         cards = self._detect(image, regions, scale)
         if photo and self.turned_pass and max(image.shape[:2]) * scale <= self.MAX_TURNED_SIDE:
@@ -293,8 +295,8 @@ class CardDetector:
         return cards
 
     def _detect(self, image: np.ndarray, regions: Sequence[Region] | None,
-                scale: float | None) -> Detections:
-        dets = self.raw(image, regions, scale)
+                scale: float | None, pass_size: int | None = None) -> Detections:
+        dets = self.raw(image, regions, scale, pass_size)
         cards = self.group(image, dets)
         if regions is None and self.paper:
             cards = self._add_paper_cards(image, cards)
@@ -313,22 +315,13 @@ class CardDetector:
         found in both keeps the surer read (a card lying near 45° is read upright in one of
         the two), one found only in the turned copy is added (its box turned back)."""
         h, w = image.shape[:2]
-        m = cv2.getRotationMatrix2D((w / 2, h / 2), self.turned_pass, 1.0)
-        c, s = abs(m[0, 0]), abs(m[0, 1])
-        tw, th = int(h * s + w * c), int(h * c + w * s)
-        m[0, 2] += tw / 2 - w / 2
-        m[1, 2] += th / 2 - h / 2
-        turned = cv2.warpAffine(image, m, (tw, th), flags=cv2.INTER_LINEAR,
-                                borderValue=(114, 114, 114))
+        turned, m = turn_image(image, self.turned_pass, border=(114, 114, 114))
         # (the scale is found again: turned cards have other boxes, the size it goes by;
         # the turned copy is looked at in one pass, its corners being mostly border)
         scale = self.estimate_scale(turned)
-        size, self.pass_size = self.pass_size, max(self.pass_size, min(
-            self.MAX_PASS, 32 * -(-int(max(tw, th) * scale) // 32)))
-        try:
-            other = self._detect(turned, None, scale)
-        finally:
-            self.pass_size = size
+        one_pass = 32 * -(-int(max(turned.shape[:2]) * scale) // 32)
+        other = self._detect(turned, None, scale,
+                             max(self.pass_size, min(self.MAX_PASS, one_pass)))
         # faces; a card seen only turned is added when its read is sure (half the cards a
         # turned look alone finds on a crowded table are strips and pips read wrong)
         other = other[other.class_id != BACK]

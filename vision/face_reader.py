@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from .crops import card_quad, upright_card
-from .identify import MODELS, ModelError, onnx_model
+from .identify import MODELS, IndexClassifier, ModelError, onnx_model
 
 COURTS = ("J", "Q", "K")
 
@@ -69,7 +69,7 @@ class FaceReader:
             for c in cards]).astype(np.float32) / 255.0
         batch = np.ascontiguousarray(batch.transpose(0, 3, 1, 2))
         session = self.small_session if len(cards) <= self.SMALL_BATCH else self.session
-        step = 512  # cards per run at most (bounded memory)
+        step = IndexClassifier.MAX_BATCH  # images per run at most (bounded memory)
         return np.concatenate([session.run(None, {self.input: batch[i:i + step]})[0]
                                for i in range(0, len(batch), step)])
 

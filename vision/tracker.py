@@ -428,17 +428,16 @@ class Tracker:
             else:
                 st.doubt = None
             covered = view is not None and view.covered > self.cover_limit
-            # a fan (a column, a waste) partly under a hand that leaves its top card clear
-            # (an arm reaching over its lower cards): its top still counts
-            top_clear = place.kind in ("river", "waste") and view is not None and \
-                bool(view.cards) and view.covered < self.FAN_PART_COVER and not any(
-                    _overlap(view.cards[-1].box, b) > self.cover_limit for b in movers)
             if view is not None and view.cards:
                 st.box = _union([c.box for c in view.cards])
             if not covered and st.box is not None and any(
                     _overlap(st.box, b) > self.cover_limit for b in movers):
                 covered = True  # a card in flight or a hand over the place's last cards
-            if top_clear:
+            if covered and place.kind in ("river", "waste") and view is not None and \
+                    view.cards and view.covered < self.FAN_PART_COVER and not any(
+                        _overlap(view.cards[-1].box, b) > self.cover_limit for b in movers):
+                # a fan (a column, a waste) partly under a hand that leaves its top card
+                # clear (an arm reaching over its lower cards): its top still counts
                 covered = False
             top = codes[-1] if codes else None
             if view is not None and view.cards and view.cards[-1].alternatives and \
@@ -573,7 +572,7 @@ class Tracker:
             # (a pile read a few ranks up, cards landed unseen in between, is no likelier
             # than any other unlikely read: given 0.5 it kept persistent misreads of held-out
             # decks, 4D read 6D, over the reader's own next-rank alternative; on the real
-            # path's 5 kept rounds 249 -> 254 moves found, flags 107 -> 104)
+            # path's 5 kept rounds 249 -> 255 moves found, flags 107 -> 104)
             j = self.lake_map.get(place)
             under = table.lake[j].placements if j is not None and j < len(table.lake) else []
             return 0.5 if len(under) > 1 and under[-2].card.code == code else self.UNLIKELY

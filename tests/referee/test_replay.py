@@ -84,7 +84,7 @@ def test_the_camera_pipeline_looks_at_each_frame_once_not_as_a_photo():
             super().__init__(None, None)  # type: ignore[arg-type]
             self.looks = 0
 
-        def _detect(self, image, regions, scale):  # noqa: ANN001 - the detector's own
+        def _detect(self, image, regions, scale, pass_size=None):  # noqa: ANN001 - the detector's own
             from vision.detections import Detections
             self.looks += 1
             return Detections.empty()

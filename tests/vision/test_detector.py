@@ -537,7 +537,7 @@ class _TwoLooks(CardDetector):
     def estimate_scale(self, image: np.ndarray) -> float:
         return 1.0
 
-    def _detect(self, image, regions, scale):
+    def _detect(self, image, regions, scale, pass_size=None):
         self.looks += 1
         if image.shape[:2] == (400, 600):
             return self.upright
