@@ -399,7 +399,8 @@ class Tracker:
 
     def _debounce(self, obs: Observation) -> bool:
         changed = False
-        names = set(obs.places) | set(self.states)
+        # sorted: the order new places enter ``states`` breaks ties later on (not a hash)
+        names = sorted(set(obs.places) | set(self.states))
         movers = list(obs.hands) + [c.box for c in obs.loose]
         arms = [(b, s) for b, s in zip(obs.hands, obs.hand_seats, strict=False)
                 if s is not None]
@@ -733,6 +734,14 @@ class Tracker:
                 out.append((src, len(codes) - idx, seat, False))
         return out
 
+    def _lake_owner(self, src: str, code: str) -> int | None:
+        """The owner of the card ``code`` lying on lake pile ``src`` (an engine place)."""
+        assert self.table is not None
+        if not src.startswith("lake:"):
+            return None
+        pls = self.table.lake[int(src.split(":")[1])].placements
+        return next((p.card.owner for p in reversed(pls) if p.card.code == code), None)
+
     def _from_waste_pool(self, code: str, dest: str) -> list[tuple[str, int, int, bool]]:
         """A card that arrives from a waste the engine has out of step (missed draws): when
         a seat's waste is seen changed and holds the card among its hidden cards, make it
@@ -775,13 +784,16 @@ class Tracker:
         last = {} if st is None else self._arms_over(st.box, st.stable_t - 1000, st.stable_t)
         return sorted(range(self.seats), key=lambda s: (s not in last, -last.get(s, 0.0), s))
 
-    def _arms_over(self, box: Any, t0: float, t1: float) -> dict[int, float]:
-        """The seats whose arm was over ``box`` in ``[t0, t1)``, with the last time."""
+    def _arms_over(self, box: Any, t0: float, t1: float, least: float | None = None
+                   ) -> dict[int, float]:
+        """The seats whose arm was over ``box`` (more of it than ``least``; by default any of
+        it) in ``[t0, t1)``, with the last time."""
         last: dict[int, float] = {}
         if box is None:
             return last
+        least = self.cover_limit if least is None else least
         for t, b, s in self._arm_log:
-            if t0 <= t < t1 and _overlap(box, b) > self.cover_limit:
+            if t0 <= t < t1 and _overlap(box, b) > least:
                 last[s] = max(t, last.get(s, t))
         return last
 
@@ -907,7 +919,9 @@ class Tracker:
                 spots = [s for s in spots if not s[3]]
             if kind != "lake":
                 dseat = Place.parse(dest).seat
-                spots = [s for s in spots if s[2] == dseat]
+                # (or a card taken from this seat's layout by another, taken back to it)
+                spots = [s for s in spots if s[2] == dseat
+                         or s[3] and self._lake_owner(s[0], code) == dseat]
                 if not spots and len(run) == 1 and self._untie_for_take_back(code, dseat):
                     return True
             if kind in ("nertz", "waste", "stock"):
@@ -1292,6 +1306,9 @@ class Tracker:
     #: how long after a card was last seen in its place the hand that took it is still over
     #: the place
     TAKE_MS = 700.0
+    #: the arm over the place just as the card left it is the hand that took it
+    GRAB_MS = 200.0
+    GRAB_COVER = 0.5
 
     def _mover(self, owner: int, src: str, code: str, t: float, dest: str = "") -> int:
         """Who took a card from ``owner``'s layout: the owner, unless only another seat's
@@ -1304,7 +1321,15 @@ class Tracker:
         left = self.seen_at.get((self._obs_place_of(src), code))
         if left is None:
             return owner  # never seen there (a blind pile): no sign of when it left
-        # the arms over it as the card left (not the owner's coming back after)
+        # the arms over it as the card left (not the owner's coming back after): one
+        # other seat's arm well over it in the next frame or two after its last sighting
+        # (not one that hovered while it still showed), with the owner's arm not there as
+        # it showed last, took it; else any arm over it before it could have landed
+        grab = set(self._arms_over(st.box, left + 1, min(t, left + self.GRAB_MS) + 1,
+                                   least=self.GRAB_COVER))
+        if len(grab) == 1 and owner not in grab and owner not in self._arms_over(
+                st.box, left - self.GRAB_MS, left + 1):
+            return grab.pop()  # (the owner's arm not over it just before either)
         seats = set(self._arms_over(st.box, left - 200, min(t + 1, left + self.TAKE_MS)))
         if owner in seats or len(seats) != 1:
             return owner

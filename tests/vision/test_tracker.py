@@ -4,6 +4,10 @@ hand-built observations (a misread, a covered place, a false call)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import cv2
 import pytest
@@ -269,16 +273,18 @@ def test_two_moves_onto_one_column_before_it_settles_are_both_found():
                               (0, "JC", "seat0:river3", "seat0:river0")]
 
 
-def _play(tr: Tracker, script: list[tuple[dict[str, list[str]], int, int | None]]
+def _play(tr: Tracker,
+          script: list[tuple[dict[str, list[str]], int, int | tuple[int, ...] | None]]
           ) -> list[dict]:
     """Feed ``(places, frames, arm_seat)`` steps with one frame clock; ``arm_seat`` puts
-    that seat's arm over every place."""
+    that seat's arm (or each of a tuple of seats' arms) over every place."""
     events, n = [], 0
     for places, repeat, seat in script:
         for _ in range(repeat):
             obs = _obs(n, places)
             if seat is not None:
-                obs.hands, obs.hand_seats = [BOX], [seat]
+                seats = (seat,) if isinstance(seat, int) else seat
+                obs.hands, obs.hand_seats = [BOX] * len(seats), list(seats)
             events += tr.update(obs)
             n += 1
     return events
@@ -310,6 +316,43 @@ def test_card_taken_from_another_seats_layout_is_the_arms_seats_move():
     events = _play(tr, [(start, 3, None), (lifted, 3, 0), (landed, 6, None)])
     assert _moves(events) == [(0, "AH", "seat0:nertz", "lake:0")]
     assert not tr.flags()
+
+
+def test_the_arm_over_a_place_just_as_its_card_left_took_it():
+    start = _table({0: "AH", 1: "5D"})
+    lifted = _table({0: "5C", 1: "5D"})
+    landed = _table({0: "5C", 1: "5D"}, {"lake:0": ["AH"]})
+    # seat 1's arm over seat 0's nertz pile the moment the Ace is gone; seat 0's own arm
+    # comes over the pile only after it: seat 1 took it
+    tr = Tracker(HouseRules(), 2)
+    events = _play(tr, [(start, 3, None), (lifted, 2, 1), (lifted, 3, (0, 1)),
+                        (landed, 6, None)])
+    assert _moves(events) == [(1, "AH", "seat0:nertz", "lake:0")]
+    assert [(f["seat"], f["rule"]) for f in tr.flags()] == [(1, "not_your_card")]
+    # seat 1's arm hovering over the pile while the Ace still shows, then the owner's: the
+    # owner's move
+    tr = Tracker(HouseRules(), 2)
+    events = _play(tr, [(start, 3, None), (start, 3, 1), (lifted, 3, (0, 1)),
+                        (landed, 6, None)])
+    assert _moves(events) == [(0, "AH", "seat0:nertz", "lake:0")]
+    assert not tr.flags()
+
+
+def test_a_card_taken_from_another_seats_waste_and_taken_back_is_a_corrected_retract():
+    dealt = _table({0: "5C", 1: "5D"})
+    start = _table({0: "5C", 1: "5D"}, {"seat0:waste": ["9C", "AH"]})
+    lifted = _table({0: "5C", 1: "5D"}, {"seat0:waste": ["9C"]})
+    landed = _table({0: "5C", 1: "5D"}, {"seat0:waste": ["9C"], "lake:0": ["AH"]})
+    tr = Tracker(HouseRules(), 2)
+    _play(tr, [(dealt, 3, None), (start, 4, None), (lifted, 3, 1), (landed, 6, None),
+               (lifted, 2, 1), (start, 6, None)])
+    log = [(e["type"], e["seat"], e["card"], e["from"], e["to"]) for e in tr.log()
+           if e["type"] in ("move", "retract")]
+    assert log == [("move", 1, "AH", "seat0:waste", "lake:0"),
+                   ("retract", 1, "AH", "lake:0", "seat0:waste")]
+    flag, = tr.flags()
+    assert (flag["seat"], flag["rule"], flag.get("corrected_at")) == (1, "not_your_card", 1800)
+    assert [c.code for c in tr.table.layouts[0].waste][-1] == "AH"
 
 
 def test_card_laid_on_an_identical_card_is_found_and_flagged():
@@ -1328,3 +1371,29 @@ def test_a_card_landing_as_an_identical_one_shows_on_another_seats_nertz_pile_is
         (0, "AH", "seat0:river3", "lake:0"), (1, "6H", "seat1:nertz", "seat1:river3")]
     assert not tr.flags()
     assert tr.nertz_counts() == [13, 12]
+
+
+_SAME_FRAME_PILES = """
+import json
+from tests.vision.test_tracker import HouseRules, Tracker, _play, _table
+tr = Tracker(HouseRules(), 2)
+_play(tr, [(_table({0: "AH", 1: "AD"}), 3, None),
+           (_table({0: "5C", 1: "5D"}, {"lake:0": ["AH"], "lake:1": ["AD"]}), 6, None)])
+print(json.dumps([e for e in tr.log() if e["type"] == "move"]))
+"""
+
+
+def test_replay_does_not_depend_on_the_string_hash_seed():
+    # two lake piles first seen in one frame: the order they are taken in must not come
+    # from a set of place names (Python's string hash differs from process to process)
+    root = Path(__file__).resolve().parents[2]
+    logs = set()
+    for seed in range(6):
+        env = {**os.environ, "PYTHONHASHSEED": str(seed), "PYTHONPATH": str(root)}
+        out = subprocess.run([sys.executable, "-c", _SAME_FRAME_PILES], env=env, cwd=root,
+                             capture_output=True, text=True, check=True).stdout
+        logs.add(out)
+    assert len(logs) == 1
+    moves = json.loads(logs.pop())
+    assert [(m["seat"], m["card"], m["to"]) for m in moves] == [(0, "AH", "lake:0"),
+                                                                (1, "AD", "lake:1")]
