@@ -870,6 +870,8 @@ class Tracker:
                               and len(seen) > len(exp) - k), None)
                     if k is not None:
                         run = seen[len(exp) - k:]
+                    elif (start := _new_on_column(exp, seen)) is not None:
+                        run, misread_under = seen[start:], True
                     elif exp and len(exp) - 1 <= len(seen) <= len(exp) + 1 and \
                             seen[-1] not in exp and _builds_down(seen[-1], exp[-1]) and \
                             2 * sum(c in exp for c in seen[:-1]) >= max(1, len(seen) - 1):
@@ -913,6 +915,9 @@ class Tracker:
                 spots = [s for s in spots if not s[3] and s[1] < len(run)
                          and self._tail(s[0], code) == run[:s[1]]]
                 run = run[:spots[0][1]] if len(spots) == 1 else run
+            if kind == "river" and len(run) > 1 and not spots and misread_under:
+                run = run[:1]  # (its first card may come from a waste the engine has
+                # out of step: one card at a time, as from the waste pool below)
             if kind in ("lake", "river"):
                 spots = [s for s in spots if s[3] or s[1] == len(run)]
             if kind == "lake":
@@ -2124,6 +2129,23 @@ def _in_order(part: tuple[str, ...], whole: tuple[str, ...]) -> bool:
     """Is ``part`` ``whole`` with some cards left out, in the same order?"""
     it = iter(whole)
     return all(c in it for c in part)
+
+
+def _new_on_column(exp: tuple[str, ...], seen: tuple[str, ...]) -> int | None:
+    """Where new cards start on a column seen with its old top read right but some lower
+    cards read otherwise, not found (one or two) or one extra (half-hidden strips): the
+    index in ``seen`` of the first new card, when it builds down on the old top and most
+    of the lower cards seen are the column's; else None."""
+    if not exp or exp[-1] not in seen:
+        return None
+    i = len(seen) - 1 - seen[::-1].index(exp[-1])
+    below = seen[:i]
+    if not len(exp) - 3 <= i <= len(exp) or i + 1 >= len(seen) or \
+            not _builds_down(seen[i + 1], exp[-1]) or set(seen[i + 1:]) & set(exp):
+        return None
+    if 2 * sum(c in exp[:-1] for c in below) < len(below):
+        return None
+    return i + 1
 
 
 def _builds_down(card: str, base: str) -> bool:

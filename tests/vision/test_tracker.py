@@ -18,7 +18,7 @@ from rules.simulator import simulate_round
 from vision.observation import Observation, PlaceView, SeenCard
 from vision.render.camera import Camera
 from vision.render.video import VideoSettings, render_video
-from vision.tracker import Tracker, TrackerError, oracle_observations
+from vision.tracker import Tracker, TrackerError, _new_on_column, oracle_observations
 
 from .conftest import FAST_DECKS, NEEDS_ARTWORK
 
@@ -1397,3 +1397,17 @@ def test_replay_does_not_depend_on_the_string_hash_seed():
     moves = json.loads(logs.pop())
     assert [(m["seat"], m["card"], m["to"]) for m in moves] == [(0, "AH", "lake:0"),
                                                                 (1, "AD", "lake:1")]
+
+
+def test_new_cards_on_a_column_are_found_past_misread_or_unseen_lower_cards():
+    column = ("KC", "QD", "JC", "10D", "9S")
+    # the base misread, the Jack's strip not found, two new cards: they start after the 9S
+    assert _new_on_column(column, ("KS", "QD", "10D", "9S", "8D", "7C")) == 4
+    assert _new_on_column(column, ("KS", "QD", "JC", "10D", "9S", "8H")) == 5
+    # the old top misread, a new card that does not build down, most lower cards not the
+    # column's, or an old card again: no
+    assert _new_on_column(column, ("KC", "QD", "JC", "10D", "9C", "8D")) is None
+    assert _new_on_column(column, ("KC", "QD", "JC", "10D", "9S", "8S")) is None
+    assert _new_on_column(column, ("2H", "5C", "7D", "9S", "8D")) is None
+    assert _new_on_column(column, ("KC", "QD", "JC", "10D", "9S", "8D", "QD")) is None
+    assert _new_on_column(column, column) is None
