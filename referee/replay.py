@@ -283,7 +283,8 @@ def _html(report: dict[str, Any], events: list[dict[str, Any]]) -> str:
         f"<div class='m {e(ev['type'])}' style='left:{100 * ev['t_ms'] / end:.2f}%' "
         f"title='{e(ev['type'])} {e(str(ev.get('card', '')))} seat{ev.get('seat', '')} "
         f"{ev['t_ms'] / 1000:.1f}s'></div>"
-        for ev in events if ev["type"] in ("move", "flag", "call", "retract", "round_end"))
+        for ev in events
+        if ev["type"] in ("move", "flag", "call", "retract", "unseen", "round_end"))
     err = f"<p class='err'>{e(report['error'])}</p>" if report.get("error") else ""
     note = f"<p>{e(report['note'])}</p>" if report.get("note") else ""
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>Nertz replay</title>
@@ -291,11 +292,11 @@ def _html(report: dict[str, Any], events: list[dict[str, Any]]) -> str:
 td,th{{border:1px solid #ccc;padding:4px 10px}}.tl{{position:relative;height:30px;
 background:#eee;margin:1em 0}}.m{{position:absolute;top:4px;width:3px;height:22px;
 background:#48c}}.m.flag{{background:#d22}}.m.call{{background:#2a2;width:5px}}
-.m.retract{{background:#fa0}}figure{{display:inline-block;margin:4px}}
+.m.retract{{background:#fa0}}.m.unseen{{background:#999}}figure{{display:inline-block;margin:4px}}
 .err{{color:#b00}}</style></head><body><h1>Nertz replay: {e(str(report.get('video')))}</h1>
 {err}{note}<h2>Scoreboard (end: {e(str(score.get('reason')))})</h2>
 <table><tr><th>seat</th><th>lake cards</th><th>nertz left</th><th>score</th></tr>{rows}
 </table><h2>Timeline</h2><div class="tl">{marks}</div>
-<p>blue: move, orange: retract, red: flag, green: call</p>
+<p>blue: move, orange: retract, grey: a card that left unseen, red: flag, green: call</p>
 <h2>Flags ({len(flags)})</h2>{''.join(flags) or '<p>none</p>'}</body></html>
 """

@@ -12,6 +12,7 @@ from .moves import (
     Retract,
     Rotate,
     SetAside,
+    Unseen,
     action_from_event,
     action_to_event,
 )
@@ -24,5 +25,5 @@ __all__ = [
     "EndRound", "Flag", "Foundation", "HouseRules", "Illegal", "ImpossibleAction", "Layout",
     "Match", "MatchOutcome", "Move", "OrderError", "PRESETS", "Pass", "Place", "PlaceError",
     "Recycle", "Retract", "Rotate", "RoundScore", "RulesError", "SetAside", "Table",
-    "action_from_event", "action_to_event", "parse_code", "score_round",
+    "Unseen", "action_from_event", "action_to_event", "parse_code", "score_round",
 ]

@@ -97,6 +97,29 @@ class Retract:
 
 
 @dataclass(frozen=True, slots=True)
+class Unseen:
+    """A card left the top of one of a seat's places for a place nobody saw: a referee's
+    record, not a play (the camera saw the pile empty, not where its cards went). The card
+    leaves the layout and scores nowhere: not in the lake, no longer in the nertz pile."""
+
+    seat: int
+    card: str
+    src: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "card", Card.parse(self.card).code)
+        place = Place.parse(self.src)
+        if place.seat is None or place.kind not in ("nertz", "waste", "river"):
+            raise PlaceError(f"an unseen card leaves a seat's nertz pile, waste or river "
+                             f"column, not {self.src}")
+        object.__setattr__(self, "src", str(place))
+        _check_seat(self.seat)
+
+    def __str__(self) -> str:
+        return f"seat{self.seat}'s {self.card} left {self.src} unseen"
+
+
+@dataclass(frozen=True, slots=True)
 class Call:
     """A seat calls "Nertz!"; true when its nertz pile is empty, else a false call."""
 
@@ -146,7 +169,8 @@ class EndRound:
         return f"round ends ({self.reason})"
 
 
-Action = Move | Draw | Recycle | Rotate | Retract | Call | SetAside | Pass | EndRound
+Action = (Move | Draw | Recycle | Rotate | Retract | Call | SetAside | Pass | EndRound
+          | Unseen)
 
 
 def _check_seat(seat: Any) -> None:
@@ -182,10 +206,14 @@ def action_to_event(action: Action, t_ms: int) -> dict[str, Any]:
             return {"type": "set_aside", "t_ms": t_ms, "place": action.place}
         case EndRound():
             return {"type": "round_end", "t_ms": t_ms, "reason": action.reason}
+        case Unseen():
+            return {"type": "unseen", "t_ms": t_ms, "seat": action.seat, "card": action.card,
+                    "from": action.src}
     raise TypeError(f"not an action: {action!r}")
 
 
-ACTION_TYPES = ("move", "retract", "draw", "recycle", "rotate", "call", "pass", "set_aside")
+ACTION_TYPES = ("move", "retract", "draw", "recycle", "rotate", "call", "pass", "set_aside",
+                "unseen")
 
 
 def action_from_event(event: dict[str, Any]) -> Action:
@@ -211,6 +239,8 @@ def action_from_event(event: dict[str, Any]) -> Action:
                 return Pass(_seat(event))
             case "set_aside":
                 return SetAside(event["place"])
+            case "unseen":
+                return Unseen(event["seat"], event["card"], event["from"])
     except KeyError as exc:
         raise ValueError(f"{kind} event lacks the field {exc.args[0]!r}") from None
     except (CardCodeError, PlaceError):

@@ -19,6 +19,7 @@ from .moves import (
     Retract,
     Rotate,
     SetAside,
+    Unseen,
 )
 from .options import HouseRules
 from .scoring import RoundScore, score_round
@@ -305,12 +306,12 @@ class Table:
         if isinstance(seat, int) and seat >= self.seats:
             raise ImpossibleAction(f"there is no seat {seat} at a table of {self.seats}")
         if self.ended_at is not None and t > self.ended_at + self.rules.call_grace_ms and not (
-            isinstance(action, SetAside | EndRound)
+            isinstance(action, SetAside | EndRound | Unseen)
         ):
             self._physical(action)
             return Illegal("round_over", f"the round ended at {self.ended_at} ms")
         if (self.rules.turn_based and isinstance(seat, int) and seat != self.turn
-                and not isinstance(action, Call)):
+                and not isinstance(action, Call | Unseen)):
             self._physical(action)
             return Illegal("not_your_turn", f"it is seat {self.turn}'s turn")
         match action:
@@ -349,6 +350,9 @@ class Table:
                 return None
             case EndRound():
                 return None
+            case Unseen():
+                self._unseen_card(action)
+                return None  # a referee's record: no rule to break
         raise TypeError(f"not an action: {action!r}")
 
     def _call_is_true(self, seat: int) -> bool:
@@ -372,6 +376,19 @@ class Table:
             case Rotate():
                 if not self.layouts[action.seat].stock:
                     raise ImpossibleAction(f"seat{action.seat}'s stock is empty")
+            case Unseen():
+                self._unseen_card(action)
+
+    def _unseen_card(self, action: Unseen) -> list[Card]:
+        """The list an unseen card leaves (it must be its top card, of that seat's layout)."""
+        src = Place.parse(action.src)
+        if src.seat != action.seat:
+            raise ImpossibleAction(f"seat{action.seat} has no {src}")
+        pile = self._src_list(src)
+        if not pile or pile[-1].code != action.card:
+            top = pile[-1].code if pile else "empty"
+            raise ImpossibleAction(f"{action.card} is not the top of {src} ({top})")
+        return pile
 
     def _layout(self, p: Place) -> Layout:
         if p.seat is None or p.seat >= self.seats:
@@ -720,6 +737,13 @@ class Table:
             case EndRound():
                 if self.ended_at is None:
                     self.ended_at, self.end_reason = t, action.reason
+            case Unseen():
+                pile = self._unseen_card(action)
+                card = pile.pop()
+                self._misplaced.pop(card, None)
+                if (Place.parse(action.src).kind == "nertz" and not pile
+                        and action.seat not in self.nertz_emptied_at):
+                    self.nertz_emptied_at[action.seat] = t
 
     def _next_turn(self, seat: int) -> None:
         if self.rules.turn_based and seat == self.turn:

@@ -40,6 +40,7 @@ from rules.moves import (
     Recycle,
     Retract,
     Rotate,
+    Unseen,
     action_to_event,
 )
 from rules.table import NERTZ_SIZE, Flag, ImpossibleAction, Layout, OrderError, Table
@@ -78,6 +79,7 @@ class _PlaceState:
     settled: dict[str, float] = field(default_factory=dict)  # top → its last stable_t
     doubt: tuple[tuple[str, ...], float] | None = None  # a doubtful view and since when
     held: tuple[str, ...] | None = None  # the view while only a doubtful read holds it back
+    in_view: bool = False  # the last observation had the place (with cards or empty)
 
 
 @dataclass
@@ -418,6 +420,7 @@ class Tracker:
                 continue
             st = self.states.setdefault(name, _PlaceState())
             view = obs.places.get(name)
+            st.in_view = view is not None
             raw, doubtful = self._resolved(name, view) if view is not None else ([], False)
             codes, usable = self._view_codes(name, raw)
             if doubtful and usable:
@@ -2103,26 +2106,151 @@ class Tracker:
         while self._pending_calls and self._pending_calls[0][1] <= until:
             seat, t = self._pending_calls.pop(0)
             evidence: dict[str, Any] = {"input": "call"}
-            st = self.states.get(f"seat{seat}:nertz")
             left = self.table.nertz_count(seat) if self.table is not None else 0
-            if left and st is not None and st.stable == () and not st.covered:
-                # the camera sees the pile empty while the tracker still counts cards: a
-                # nertz move was taken for another (a waste move, or one unseen); the flag
-                # says so, for whoever reviews it
-                evidence["camera"] = "nertz pile seen empty"
-                evidence["why"] = (f"the camera saw seat{seat}'s nertz pile empty at the call, "
-                                   f"while the tracker counts {left} card(s) in it: review")
             # moves already decided after the call's time come after it (and may break
             # the end of the round): put the call in its place and replay them
             # (a move is timed by the first frame that shows it settled: up to a few
             # frames late, so those within CALL_SLACK_MS of the call stay before it)
             r = next((i for i, rec in enumerate(self.records)
                       if rec.t_ms > t + self.CALL_SLACK_MS), None)
+            if left and self._nertz_seen_empty(seat, t):
+                # the camera shows the pile empty since before the call while the tracker
+                # still counts cards in it: they left unseen (or taken for waste cards).
+                # The pile is what the players see, so the call is true: those cards
+                # leave the engine's pile as inferred moves (to the lake pile that shows
+                # one, else where they fit in the seat's river)
+                gone = self._empty_nertz_unseen(seat, t, r)
+                r = None if r is None else r + gone
+                left = self.table.nertz_count(seat) if self.table is not None else 0
+                evidence["camera"] = "nertz pile seen empty"
+                evidence["why"] = (
+                    f"the camera saw seat{seat}'s nertz pile empty at the call: "
+                    f"{gone} card(s) the tracker still counted left it unseen"
+                    if not left else
+                    f"the camera saw seat{seat}'s nertz pile empty at the call, while the "
+                    f"tracker counts {left} card(s) in it: review")
             fresh = self._rebuilt(self.records[:r]) if r is not None else None
             if fresh is None or not self._insert_at(
                     r, fresh, Call(seat), max(int(t), fresh.now), self.frame, evidence,
                     "it came after the call", inferred=False):
                 self._commit(Call(seat), t, self.frame, evidence=evidence)
+
+
+    def _nertz_seen_empty(self, seat: int, t: float) -> bool:
+        """Has the camera shown ``seat``'s nertz pile empty (committed empty, not
+        refilled, and in view now: a place missing from the observations is not seen
+        empty) since no later than just after ``t``?"""
+        st = self.states.get(f"seat{seat}:nertz")
+        return (st is not None and st.in_view and st.stable == ()
+                and 0 <= st.empty_t <= t + self.CALL_SLACK_MS)
+
+    def _empty_nertz_unseen(self, seat: int, t: float, r: int | None) -> int:
+        """Take the cards the engine still has in ``seat``'s nertz pile out of it at ``t``
+        (before record ``r`` when later records exist), all marked inferred: each to a lake
+        pile or river column of the seat that the camera shows it on and the engine lacks
+        it (a hidden card of the seat shown there taken for it), else as left unseen
+        (:class:`~rules.moves.Unseen`: it scores nowhere). Returns how many left."""
+        gone = 0
+        src = f"seat{seat}:nertz"
+        while self.table is not None and self.table.nertz_count(seat):
+            table = self.table if r is None else self._rebuilt(self.records[:r])
+            if table is None:
+                break
+            at = max(int(t), table.now)
+            top = table.layouts[seat].nertz[-1].code
+            found = self._nertz_card_seen_elsewhere(table, seat, at)
+            action: Action = Unseen(seat, top, src)
+            seen_on = None
+            if found is not None:
+                move, want, seen_on = found
+                if want != top:
+                    self._swap(seat, top, want)
+                    table = self.table if r is None else self._rebuilt(self.records[:r])
+                    if table is None:
+                        break
+                if table.layouts[seat].nertz[-1].code == want:
+                    action = move
+                else:
+                    seen_on = None
+            evidence = {"why": f"the camera saw seat{seat}'s nertz pile empty at the call "
+                               f"while the tracker still counted this card in it",
+                        "seen_on": seen_on or "nowhere"}
+            if isinstance(action, Move) and table.is_legal(action, at) is not True:
+                action, seen_on = Unseen(seat, want, src), None
+                evidence["seen_on"] = "nowhere"
+            if r is None:
+                ok = self._commit(action, at, self.frame, inferred=True, evidence=evidence)
+            else:
+                ok = self._insert_at(r, table, action, at, self.frame, evidence,
+                                     "a nertz card that left unseen came before it")
+                r += 1
+            if not ok:
+                break
+            if seen_on and seen_on.startswith("lake:") and seen_on not in self.lake_map:
+                self.lake_map[seen_on] = int(action.dst.split(":")[1])  # type: ignore[union-attr]
+            gone += 1
+        return gone
+
+    def _nertz_card_seen_elsewhere(self, table: Table, seat: int, t: int
+                                   ) -> tuple[Move, str, str] | None:
+        """A legal, unflagged move of ``seat``'s nertz top (or of a hidden card of the seat
+        in its place) to where the camera shows that card and the engine does not have it:
+        a lake pile's top or one of the seat's river columns' top. (move, card, place)."""
+        src = f"seat{seat}:nertz"
+        top = table.layouts[seat].nertz[-1].code
+        free = (seat, top) not in self.known and (seat, top) not in self.named
+
+        def candidate(code: str) -> bool:
+            if code == top:
+                return True
+            where = table.where(code, seat) if code in self._deck() else None
+            return (free and where is not None and where.kind in ("nertz", "stock", "waste")
+                    and (seat, code) not in self.known and (seat, code) not in self.named)
+
+        for name in sorted(self.states):
+            st = self.states[name]
+            if not st.stable or not candidate(st.stable[-1]):
+                continue
+            code = st.stable[-1]
+            if name.startswith("lake:"):
+                j = self.lake_map.get(name)
+                if j is not None and j < len(table.lake):
+                    pile = table.lake[j].placements
+                    if pile and pile[-1].card.code == code:
+                        continue  # the engine has it there already
+                elif Card.parse(code).rank != 1:
+                    continue
+                else:
+                    j = len(table.lake)
+                dst = f"lake:{j}"
+            elif name.startswith(f"seat{seat}:river"):
+                col = table.pile(name)
+                if col and col[-1].code == code:
+                    continue
+                dst = name
+            else:
+                continue
+            if _fits(table, code, dst):
+                return Move(seat, code, src, dst), code, name
+        return None
+
+
+def _fits(table: Table, code: str, dst: str) -> bool:
+    """Would ``code`` lie legally on ``dst`` (a lake pile, a river column) now?"""
+    card = Card.parse(code)
+    place = Place.parse(dst)
+    if place.is_lake:
+        if place.index == len(table.lake):
+            return card.rank == 1
+        if place.index is None or place.index > len(table.lake):
+            return False
+        f = table.lake[place.index]
+        return not f.set_aside and f.top is not None and f.suit == card.suit and \
+            f.next_rank == card.rank
+    col = table.pile(place)
+    if not col:
+        return True
+    return col[-1].is_red != card.is_red and col[-1].rank == card.rank + 1
 
 
 def _in_order(part: tuple[str, ...], whole: tuple[str, ...]) -> bool:

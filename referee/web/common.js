@@ -31,6 +31,7 @@ function describe(e) {
     case "flag": return `FLAG ${e.rule} seat${e.seat ?? "-"} ${e.card || ""} ${e.place || ""}`;
     case "round_end": return `round ends (${e.reason}) scores ${JSON.stringify(e.scores)}`;
     case "retract": return `seat${e.seat} takes ${e.card} back ${e.from} → ${e.to}`;
+    case "unseen": return `seat${e.seat} ${e.card} left ${e.from} unseen (pile seen empty)`;
     case "deal": return `deal seat${e.seat}`;
     default: return `${e.type}${e.seat != null ? " seat" + e.seat : ""}`;
   }

@@ -87,3 +87,28 @@ def test_unreadable_and_empty_files(tmp_path):
     junk.write_text(json.dumps([1, 2]) + "\n")
     with pytest.raises(LogError, match="line 1: an event must be a JSON object"):
         replay(junk)
+
+
+def test_an_unseen_card_event_round_trips_and_replays(tmp_path):
+    # the tracker's record of a nertz card that left unseen is part of the notation
+    from rules import Unseen, action_from_event, action_to_event
+    from rules.log import replay, write_log
+
+    ev = action_to_event(Unseen(1, "QD", "seat1:nertz"), 4200)
+    assert ev == {"type": "unseen", "t_ms": 4200, "seat": 1, "card": "QD",
+                  "from": "seat1:nertz"}
+    assert action_from_event(ev) == Unseen(1, "QD", "seat1:nertz")
+    with pytest.raises(ValueError, match="lacks the field 'from'"):
+        action_from_event({"type": "unseen", "t_ms": 1, "seat": 1, "card": "QD"})
+    from rules import Table
+    t = Table.deal(2, seed=3)
+    top = t.layouts[1].nertz[-1].code
+    deals = [{"type": "deal", "t_ms": 0, **t.layouts[k].to_deal_event(k)} for k in (0, 1)]
+    events = [{"type": "round_start", "t_ms": 0, "round": 1, "seats": 2,
+               "rules": t.rules.to_dict()}, *deals,
+              {"type": "unseen", "t_ms": 100, "seat": 1, "card": top, "from": "seat1:nertz"},
+              {"type": "round_end", "t_ms": 200, "reason": "stall"}]
+    write_log(events, tmp_path / "log.jsonl")
+    got = replay(tmp_path / "log.jsonl")
+    assert got.consistent and got.rounds[0].table.nertz_count(1) == 12
+    assert got.rounds[0].score.nertz_left == [13, 12]

@@ -15,6 +15,7 @@ from rules import (
     Rotate,
     SetAside,
     Table,
+    Unseen,
 )
 
 from .helpers import layout, table, two_seats
@@ -281,6 +282,28 @@ def test_set_aside_finished_foundation():
     assert t.lake[0].set_aside and t.score().lake_cards == [13, 0]
     with pytest.raises(ImpossibleAction, match="set aside"):
         t.push(Move(1, "2C", "seat1:nertz", "lake:0"), 6000)
+
+
+def test_a_card_that_left_unseen_leaves_the_pile_and_scores_nowhere():
+    # the referee saw seat 0's nertz pile empty but not where its last cards went
+    t = two_seats(["KH", "AS"], [["9S"], ["8H"], ["7S"], ["QD"]])
+    with pytest.raises(ImpossibleAction, match="not the top"):
+        t.push(Unseen(0, "KH", "seat0:nertz"), 100)  # only the top card can leave
+    with pytest.raises(ImpossibleAction, match="seat0 has no"):
+        t.push(Unseen(0, "2C", "seat1:nertz"), 100)
+    assert t.push(Move(0, "AS", "seat0:nertz", "lake:0"), 100) == []
+    assert rule(t, Call(0)) == "false_call"
+    assert t.push(Unseen(0, "KH", "seat0:nertz"), 200) == []  # no rule broken
+    assert t.nertz_count(0) == 0 and t.nertz_emptied_at == {0: 200}
+    assert rule(t, Call(0)) is None
+    score = t.score()
+    assert score.lake_cards == [1, 0] and score.nertz_left == [0, 2]
+    t.pop()  # undone like any action
+    assert [c.code for c in t.layouts[0].nertz] == ["KH"] and t.nertz_emptied_at == {}
+    with pytest.raises(ValueError, match="nertz pile, waste or river"):
+        Unseen(0, "KH", "lake:0")
+    with pytest.raises(ValueError, match="not a card code"):
+        Unseen(0, "1X", "seat0:nertz")
 
 
 def test_jokers_need_a_declaration_and_are_wild_in_the_river():

@@ -644,20 +644,88 @@ def test_a_card_laid_on_an_identical_card_then_covered_is_found_under_the_cover(
         ("AH", 0), ("2H", 1), ("2H", 0), ("3H", 1)]
 
 
-def test_a_call_judged_false_while_the_camera_sees_the_pile_empty_says_so():
-    # the tracker still counts seat 1's 13 nertz cards, but the camera sees its nertz
-    # place empty: the false-call flag stands (the engine's count) and carries why, for
-    # the review
+def _feed_views(tracker: Tracker, frames: list[dict[str, list[str]]], repeat: int = 4,
+                start: int = 0) -> int:
+    """Like :func:`_feed`, but a place given no cards is in view and empty (not missing)."""
+    n = start
+    for places in frames:
+        for _ in range(repeat):
+            views = {p: PlaceView(p, [SeenCard(c, BOX) for c in codes])
+                     for p, codes in places.items()}
+            tracker.update(Observation(n, n * 100.0, views))
+            n += 1
+    return n
+
+
+def test_a_call_while_the_camera_sees_the_callers_nertz_pile_empty_is_true(tmp_path):
+    # the tracker still counts seat 1's 13 nertz cards (it saw none leave), but the camera
+    # shows seat 1's nertz place empty from before the call: the pile is what the players
+    # see, so the call is true and ends the round; the cards the tracker counted left
+    # unseen (scoring nowhere), and seat 0's call after it is not a false call
     empty = _table({0: "AS", 1: "5D"})
-    del empty["seat1:nertz"]
+    empty["seat1:nertz"] = []
     tr = Tracker(HouseRules(), 2)
-    _feed(tr, [_table({0: "AS", 1: "5D"}), empty], repeat=4)
+    n = _feed_views(tr, [_table({0: "AS", 1: "5D"}), empty])
     tr.call(1, 700.0)
-    tr.call(0, 750.0)
+    _feed_views(tr, [empty] * 6, start=n)
+    events = tr.finish()
+    log = tr.log()
+    assert not [f for f in tr.flags() if f["rule"] == "false_call"]
+    unseen = [e for e in log if e["type"] == "unseen"]
+    assert len(unseen) == 13 and {e["seat"] for e in unseen} == {1}
+    assert all(e["inferred"] and e["from"] == "seat1:nertz" for e in unseen)
+    assert unseen[0]["card"] == "5D"  # the top the camera saw, first
+    call = next(e for e in log if e["type"] == "call")
+    assert call["valid"] and call["seat"] == 1
+    end = events[-1]
+    assert end["reason"] == "call" and end["nertz_left"] == [13, 0]
+    assert end["scores"] == [-26, 0]
+    assert tr.nertz_counts() == [13, 0]
+    # the tracker's log replays through the rules engine to the same scores
+    write_log(log, tmp_path / "events.jsonl")
+    replayed = replay(tmp_path / "events.jsonl")
+    assert replayed.consistent and replayed.rounds[0].score.scores == end["scores"]
+
+
+def test_a_nertz_card_the_camera_shows_on_the_lake_is_played_there_at_the_call():
+    # seat 1's nertz pile shows empty and a new AH pile shows in the lake, the call comes
+    # before the tracker has explained the AH: it is one of seat 1's hidden nertz cards
+    # and scores there; the top the camera saw (5D) and the rest left unseen
+    empty = _table({0: "AS", 1: "5D"}, {"lake:0": ["AH"]})
+    empty["seat1:nertz"] = []
+    tr = Tracker(HouseRules(), 2)
+    n = _feed_views(tr, [_table({0: "AS", 1: "5D"}), empty])
+    tr.call(1, n * 100.0)
+    _feed_views(tr, [empty] * 6, start=n)
+    end = tr.finish()[-1]
+    log = tr.log()
+    lake = [e for e in log if e["type"] == "move" and e["to"].startswith("lake:")]
+    assert [(e["seat"], e["card"], e["from"], e["inferred"]) for e in lake] == [
+        (1, "AH", "seat1:nertz", True)]
+    assert [e["card"] for e in log if e["type"] == "unseen"][0] == "5D"
+    assert len([e for e in log if e["type"] == "unseen"]) == 12
+    assert end["reason"] == "call" and end["nertz_left"] == [13, 0]
+    assert end["lake_cards"] == [0, 1] and end["scores"] == [-26, 1]
+
+
+def test_a_call_before_the_pile_is_seen_empty_or_with_the_pile_out_of_view_is_false():
+    # seat 1's pile shows its top until well after the call (emptied after calling):
+    # a false call; seat 0's nertz place is missing from the observations (not in
+    # view), which is not seeing it empty: a false call, no camera note
+    late = _table({0: "AS", 1: "5D"})
+    late["seat1:nertz"] = []
+    gone = dict(late)
+    del gone["seat0:nertz"]
+    tr = Tracker(HouseRules(), 2)
+    n = _feed_views(tr, [_table({0: "AS", 1: "5D"})] * 3)
+    tr.call(1, 300.0)
+    tr.call(0, 350.0)
+    _feed_views(tr, [gone] * 8, start=n)
     tr.finish()
     flags = {f["seat"]: f for f in tr.flags() if f["rule"] == "false_call"}
-    assert flags[1]["evidence"]["camera"] == "nertz pile seen empty"
-    assert "camera" not in flags[0]["evidence"]  # its pile shows AS: a plain false call
+    assert set(flags) == {0, 1}
+    assert "camera" not in flags[0]["evidence"] and "camera" not in flags[1]["evidence"]
+    assert not [e for e in tr.log() if e["type"] == "unseen"]
 
 
 def _play_covered(tr: Tracker, script: list[tuple[dict[str, list[str]], int,
