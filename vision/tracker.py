@@ -80,6 +80,8 @@ class _PlaceState:
     doubt: tuple[tuple[str, ...], float] | None = None  # a doubtful view and since when
     held: tuple[str, ...] | None = None  # the view while only a doubtful read holds it back
     in_view: bool = False  # the last observation had the place (with cards or empty)
+    bare_since: float | None = None  # since when every view shows it empty (no hand on it)
+    bare_n: int = 0  # how many such views
 
 
 @dataclass
@@ -421,6 +423,12 @@ class Tracker:
             st = self.states.setdefault(name, _PlaceState())
             view = obs.places.get(name)
             st.in_view = view is not None
+            if view is not None and view.cards:
+                st.bare_since, st.bare_n = None, 0
+            elif view is not None and view.covered <= self.cover_limit:
+                if st.bare_since is None:
+                    st.bare_since = float(obs.t_ms)
+                st.bare_n += 1
             raw, doubtful = self._resolved(name, view) if view is not None else ([], False)
             codes, usable = self._view_codes(name, raw)
             if doubtful and usable:
@@ -2137,12 +2145,19 @@ class Tracker:
 
 
     def _nertz_seen_empty(self, seat: int, t: float) -> bool:
-        """Has the camera shown ``seat``'s nertz pile empty (committed empty, not
-        refilled, and in view now: a place missing from the observations is not seen
-        empty) since no later than just after ``t``?"""
+        """Has the camera shown ``seat``'s nertz pile empty since no later than just after
+        ``t`` (committed empty and not refilled, or empty in every view since, a few at
+        least), and in view now (a place missing from the observations is not seen
+        empty)?"""
         st = self.states.get(f"seat{seat}:nertz")
-        return (st is not None and st.in_view and st.stable == ()
-                and 0 <= st.empty_t <= t + self.CALL_SLACK_MS)
+        if st is None or not st.in_view:
+            return False
+        if st.stable == () and 0 <= st.empty_t <= t + self.CALL_SLACK_MS:
+            return True
+        # not committed empty (hands about it kept it from settling), but every view
+        # since shows it bare
+        return st.bare_since is not None and st.bare_since <= t + self.CALL_SLACK_MS and \
+            st.bare_n >= self.min_frames
 
     def _empty_nertz_unseen(self, seat: int, t: float, r: int | None) -> int:
         """Take the cards the engine still has in ``seat``'s nertz pile out of it at ``t``

@@ -708,6 +708,25 @@ def test_a_nertz_card_the_camera_shows_on_the_lake_is_played_there_at_the_call()
     assert end["lake_cards"] == [0, 1] and end["scores"] == [-26, 1]
 
 
+def test_a_call_while_the_pile_shows_bare_but_hands_kept_it_from_settling_is_true():
+    # hands about seat 1's layout keep every place from settling (no state committed),
+    # but each view of its nertz place shows it bare from before the call: a true call
+    empty = _table({0: "AS", 1: "5D"})
+    empty["seat1:nertz"] = []
+    tr = Tracker(HouseRules(), 2)
+    n = _feed_views(tr, [_table({0: "AS", 1: "5D"})])
+    for k in range(n, n + 20):
+        views = {p: PlaceView(p, [SeenCard(c, BOX) for c in codes])
+                 for p, codes in empty.items()}
+        tr.update(Observation(k, k * 100.0, views, hands=[(0.4, 0.4, 0.6, 0.6)],
+                              hand_seats=[0]))
+        if k == n + 3:
+            tr.call(1, k * 100.0)
+    end = tr.finish()[-1]
+    assert end["reason"] == "call" and end["nertz_left"] == [13, 0]
+    assert not [f for f in tr.flags() if f["rule"] == "false_call"]
+
+
 def test_a_call_before_the_pile_is_seen_empty_or_with_the_pile_out_of_view_is_false():
     # seat 1's pile shows its top until well after the call (emptied after calling):
     # a false call; seat 0's nertz place is missing from the observations (not in
