@@ -291,15 +291,31 @@ def _play(tr: Tracker,
 
 
 def test_card_glimpsed_on_a_column_on_its_way_to_the_lake_made_two_moves():
-    # the nertz Ace lands on a column for one frame, then goes on to the lake
+    # the nertz Ace lands on a column (on a black 2: legal) for one frame, then goes on to
+    # the lake
     tr = Tracker(HouseRules(), 2)
-    events = _play(tr, [(_table({0: "AH", 1: "5D"}), 3, None),
-                        (_table({0: "8C", 1: "5D"}, {"seat0:river3": ["7H", "AH"]}), 1, None),
-                        (_table({0: "8C", 1: "5D"}, {"lake:0": ["AH"]}), 5, None)])
+    two = {"seat0:river3": ["2C"]}
+    events = _play(tr, [(_table({0: "AH", 1: "5D"}, two), 3, None),
+                        (_table({0: "8C", 1: "5D"}, {"seat0:river3": ["2C", "AH"]}), 1, None),
+                        (_table({0: "8C", 1: "5D"}, {**two, "lake:0": ["AH"]}), 5, None)])
     moves = [(e["card"], e["from"], e["to"], e.get("inferred", False)) for e in events
              if e["type"] == "move"]
     assert moves == [("AH", "seat0:nertz", "seat0:river3", True),
                      ("AH", "seat0:river3", "lake:0", False)]
+    assert tr.nertz_counts() == [12, 13]
+
+
+def test_a_glimpse_of_a_card_where_it_could_not_lie_is_no_move_and_no_flag():
+    # the same, but the column the Ace crossed shows a 7H: an Ace there would break the
+    # rules, and a one-frame glimpse is no evidence of that (the hand carried it over):
+    # one move, nertz to lake, and no flag
+    tr = Tracker(HouseRules(), 2)
+    events = _play(tr, [(_table({0: "AH", 1: "5D"}), 3, None),
+                        (_table({0: "8C", 1: "5D"}, {"seat0:river3": ["7H", "AH"]}), 1, None),
+                        (_table({0: "8C", 1: "5D"}, {"lake:0": ["AH"]}), 5, None)])
+    moves = [(e["card"], e["from"], e["to"]) for e in events if e["type"] == "move"]
+    assert moves == [("AH", "seat0:nertz", "lake:0")]
+    assert not [e for e in events if e["type"] == "flag"]
     assert tr.nertz_counts() == [12, 13]
 
 
@@ -464,11 +480,12 @@ def test_an_ace_hidden_under_a_card_that_starts_a_pile_is_inferred():
 
 
 def test_a_nertz_top_seen_on_a_column_later_is_not_stuck_on_the_pile():
-    # the Ace's landing on river3 is never seen settled (a hand stays over the column), but
-    # the card is glimpsed there and the pile shows a new top for seconds: the Ace moved
+    # the Ace's landing on river3 (on a black 2) is never seen settled (a hand stays over
+    # the column), but the card is glimpsed there and the pile shows a new top for
+    # seconds: the Ace moved
     tr = Tracker(HouseRules(), 2)
-    start = _table({0: "AH", 1: "5D"})
-    after = _table({0: "9D", 1: "5D"}, {"seat0:river3": ["7H", "AH"]})
+    start = _table({0: "AH", 1: "5D"}, {"seat0:river3": ["2C"]})
+    after = _table({0: "9D", 1: "5D"}, {"seat0:river3": ["2C", "AH"]})
     _feed(tr, [start])
     events = _feed(tr, [after], repeat=40, covered=[{"seat0:river3": 1.0}])
     moves = [(e["card"], e["from"], e["to"], e.get("inferred", False)) for e in events
@@ -476,6 +493,16 @@ def test_a_nertz_top_seen_on_a_column_later_is_not_stuck_on_the_pile():
     assert moves == [("AH", "seat0:nertz", "seat0:river3", True)]
     assert tr.table.layouts[0].nertz[-1].code == "9D"
     assert tr.nertz_counts() == [12, 13]
+
+
+def test_a_nertz_top_glimpsed_where_it_could_not_lie_is_not_flagged():
+    # the same glimpse on a column whose top (7H) the Ace cannot go on: nothing the camera
+    # saw settle shows a breach, so no move is made up and no one is flagged for it
+    tr = Tracker(HouseRules(), 2)
+    after = _table({0: "9D", 1: "5D"}, {"seat0:river3": ["7H", "AH"]})
+    _feed(tr, [_table({0: "AH", 1: "5D"})])
+    events = _feed(tr, [after], repeat=40, covered=[{"seat0:river3": 1.0}])
+    assert not [e for e in events if e["type"] in ("move", "flag")]
 
 
 def _obs_alts(frame: int, places: dict[str, list[str]],
