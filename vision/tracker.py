@@ -1001,6 +1001,8 @@ class Tracker:
                                                or buried is not None, dest=dest):
                         continue  # a card that left with it may still land elsewhere
                     self._infer_missing(seat, code, j, t, evidence)
+                    if dest not in self.lake_map and j < len(table.lake):
+                        self.lake_map[dest] = j  # its inferred first card started it
                     self._orphans_under(j, code, src, t, evidence, True, commit=True,
                                         dest=dest)
                 if n == 1:
@@ -1211,7 +1213,11 @@ class Tracker:
         try:
             flags = fresh.push(move, t)
             for rec in tail:
-                replayed.append(fresh.push(rec.action, rec.t_ms))
+                again = fresh.push(rec.action, rec.t_ms)
+                # (the camera cannot count a stock: its rule checks are not evidence, as
+                # in :meth:`_commit`)
+                replayed.append([] if isinstance(rec.action, Draw | Recycle | Rotate)
+                                else again)
         except (ImpossibleAction, OrderError, ValueError):
             return False
         self.table = fresh
@@ -1762,6 +1768,7 @@ class Tracker:
                     not f.placements[-1].counts and f.placements[-1].card.code == missing:
                 # a misplaced identical card lies on top: the counting one is hidden by it
                 spots = self._seen_on_a_waste(missing, t)
+            why = f"{code} seen on lake:{j} after {after}"
             if not spots:
                 return
             src, _n, owner, _r = spots[0]
@@ -1769,8 +1776,7 @@ class Tracker:
             if table.is_legal(move) is not True:
                 return
             self._commit(move, t, self.frame, inferred=True,
-                         evidence={"why": f"{code} seen on lake:{j} after {after}",
-                                   "from": src})
+                         evidence={"why": why, "from": src})
             evidence["inferred_before"] = evidence.get("inferred_before", []) + [missing]
 
     def _bridge_column(self, move: Move, top: str, t: float, evidence: dict[str, Any]) -> None:

@@ -754,6 +754,28 @@ def test_a_call_while_the_pile_shows_bare_but_hands_kept_it_from_settling_is_tru
     assert not [f for f in tr.flags() if f["rule"] == "false_call"]
 
 
+def test_a_call_put_back_before_later_draws_does_not_flag_the_draws():
+    # seat 1 calls at 1.0 s with its pile seen empty; the call reaches the tracker after
+    # seat 0's draw at ~2 s was decided: the call (and the nertz cards that left unseen)
+    # go in before it, and the draw, replayed after the end, is not flagged (the camera
+    # cannot count a stock: a draw's rule check is no evidence)
+    empty = _table({0: "AS", 1: "5D"})
+    empty["seat1:nertz"] = []
+    drawn = {**empty, "seat0:waste": ["4C", "QD", "2H"]}
+    tr = Tracker(HouseRules(), 2)
+    n = _feed_views(tr, [_table({0: "AS", 1: "5D"})] * 2)
+    n = _feed_views(tr, [empty] * 3, start=n)
+    n = _feed_views(tr, [drawn] * 4, start=n)
+    assert [e["type"] for e in tr.log()].count("draw") == 1
+    tr.call(1, 1000.0)
+    log = tr.log()
+    types = [e["type"] for e in log]
+    assert types.index("call") < types.index("draw")
+    assert next(e for e in log if e["type"] == "call")["valid"]
+    assert "unseen" in types and types.index("unseen") < types.index("call")
+    assert not [f for f in tr.flags() if f["rule"] == "round_over"]
+
+
 def test_a_call_before_the_pile_is_seen_empty_or_with_the_pile_out_of_view_is_false():
     # seat 1's pile shows its top until well after the call (emptied after calling):
     # a false call; seat 0's nertz place is missing from the observations (not in
