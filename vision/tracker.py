@@ -200,13 +200,24 @@ class Tracker:
         table = self.table
         last = max([r.t_ms for r in self.records], default=0)
         if not table.ended:
-            if table.nertz_emptied_at:
-                seat = min(table.nertz_emptied_at, key=lambda s: table.nertz_emptied_at[s])
-                t = max(last, table.nertz_emptied_at[seat])
+            # when each nertz pile emptied: in the engine, or on camera (the tracker may
+            # have missed the pile's last cards leaving; the camera shows it empty)
+            emptied = dict(table.nertz_emptied_at)
+            for k in range(self.seats):
+                since = self._nertz_empty_since(k)
+                if since is not None and since < emptied.get(k, float("inf")):
+                    emptied[k] = int(since)
+            if emptied:
+                seat = min(emptied, key=lambda s: (emptied[s], s))
+                t = max(last, emptied[seat], table.now)
+                why = "no call input: the first emptied nertz pile calls when play stops"
+                if table.nertz_count(seat):
+                    gone = self._empty_nertz_unseen(seat, t, None)
+                    why += (f" (the camera showed seat{seat}'s pile empty; {gone} card(s) the "
+                            f"tracker still counted there left it unseen)")
                 self.end_inferred = True
-                self._commit(Call(seat), t, self.frame, inferred=True,
-                             evidence={"why": "no call input: the first emptied nertz pile "
-                                              "calls when play stops"})
+                self._commit(Call(seat), max(t, table.now), self.frame, inferred=True,
+                             evidence={"why": why})
             else:
                 self.end_inferred = True
                 self._commit(EndRound("stall"), max(last, int(self.t_ms)), self.frame,
@@ -2173,18 +2184,23 @@ class Tracker:
 
     def _nertz_seen_empty(self, seat: int, t: float) -> bool:
         """Has the camera shown ``seat``'s nertz pile empty since no later than just after
-        ``t`` (committed empty and not refilled, or empty in every view since, a few at
-        least), and in view now (a place missing from the observations is not seen
-        empty)?"""
+        ``t`` (see :meth:`_nertz_empty_since`)?"""
+        since = self._nertz_empty_since(seat)
+        return since is not None and since <= t + self.CALL_SLACK_MS
+
+    def _nertz_empty_since(self, seat: int) -> float | None:
+        """Since when the camera shows ``seat``'s nertz pile empty: committed empty and not
+        refilled, or empty in every view since (a few at least; hands about it can keep it
+        from settling). None when it shows cards, or is not in view now (a place missing
+        from the observations is not seen empty)."""
         st = self.states.get(f"seat{seat}:nertz")
         if st is None or not st.in_view:
-            return False
-        if st.stable == () and 0 <= st.empty_t <= t + self.CALL_SLACK_MS:
-            return True
-        # not committed empty (hands about it kept it from settling), but every view
-        # since shows it bare
-        return st.bare_since is not None and st.bare_since <= t + self.CALL_SLACK_MS and \
-            st.bare_n >= self.min_frames
+            return None
+        if st.stable == () and st.empty_t >= 0:
+            return st.empty_t
+        if st.bare_since is not None and st.bare_n >= self.min_frames:
+            return st.bare_since
+        return None
 
     def _empty_nertz_unseen(self, seat: int, t: float, r: int | None) -> int:
         """Take the cards the engine still has in ``seat``'s nertz pile out of it at ``t``

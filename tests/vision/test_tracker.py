@@ -776,6 +776,27 @@ def test_a_call_put_back_before_later_draws_does_not_flag_the_draws():
     assert not [f for f in tr.flags() if f["rule"] == "round_over"]
 
 
+def test_without_call_input_the_pile_the_camera_shows_empty_first_ends_the_round():
+    # a plain recording: no call input; the tracker saw none of seat 1's nertz cards
+    # leave, but the camera shows its pile empty from 0.8 s: seat 1 is taken to have
+    # called when play stopped, its counted cards left unseen (the end is marked inferred)
+    empty = _table({0: "AS", 1: "5D"})
+    empty["seat1:nertz"] = []
+    tr = Tracker(HouseRules(), 2)
+    _feed_views(tr, [_table({0: "AS", 1: "5D"}), empty, empty])
+    end = tr.finish()[-1]
+    log = tr.log()
+    call = next(e for e in log if e["type"] == "call")
+    assert call["seat"] == 1 and call["valid"] and call["inferred"]
+    assert end["inferred"] and end["caller"] == 1 and end["nertz_left"] == [13, 0]
+    assert len([e for e in log if e["type"] == "unseen"]) == 13
+    # without that view the round stalls, as before
+    tr = Tracker(HouseRules(), 2)
+    _feed_views(tr, [_table({0: "AS", 1: "5D"})] * 3)
+    end = tr.finish()[-1]
+    assert end["reason"] == "stall" and end["nertz_left"] == [13, 13]
+
+
 def test_a_call_before_the_pile_is_seen_empty_or_with_the_pile_out_of_view_is_false():
     # seat 1's pile shows its top until well after the call (emptied after calling):
     # a false call; seat 0's nertz place is missing from the observations (not in
@@ -793,7 +814,13 @@ def test_a_call_before_the_pile_is_seen_empty_or_with_the_pile_out_of_view_is_fa
     flags = {f["seat"]: f for f in tr.flags() if f["rule"] == "false_call"}
     assert set(flags) == {0, 1}
     assert "camera" not in flags[0]["evidence"] and "camera" not in flags[1]["evidence"]
-    assert not [e for e in tr.log() if e["type"] == "unseen"]
+    # no true call came: the pile seen empty since ends the round when play stops, an
+    # inferred call (the cards still counted leave unseen only then)
+    log = tr.log()
+    calls = [e for e in log if e["type"] == "call"]
+    assert [(c["seat"], c["valid"], bool(c.get("inferred"))) for c in calls] == [
+        (1, False, False), (0, False, False), (1, True, True)]
+    assert all(e["t_ms"] >= calls[1]["t_ms"] for e in log if e["type"] == "unseen")
 
 
 def _play_covered(tr: Tracker, script: list[tuple[dict[str, list[str]], int,
