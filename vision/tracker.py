@@ -434,12 +434,15 @@ class Tracker:
             st = self.states.setdefault(name, _PlaceState())
             view = obs.places.get(name)
             st.in_view = view is not None
-            if view is not None and view.cards:
-                st.bare_since, st.bare_n = None, 0
-            elif view is not None and view.covered <= self.cover_limit:
-                if st.bare_since is None:
-                    st.bare_since = float(obs.t_ms)
-                st.bare_n += 1
+            if place.kind == "nertz" and view is not None:
+                if view.cards or self._under_other_cards(name, st.box, obs):
+                    # (a card of another place over the spot, a fanned column say, hides
+                    # the pile: not seen empty)
+                    st.bare_since, st.bare_n = None, 0
+                elif view.covered <= self.cover_limit:
+                    if st.bare_since is None:
+                        st.bare_since = float(obs.t_ms)
+                    st.bare_n += 1
             raw, doubtful = self._resolved(name, view) if view is not None else ([], False)
             codes, usable = self._view_codes(name, raw)
             if doubtful and usable:
@@ -2189,18 +2192,26 @@ class Tracker:
         return since is not None and since <= t + self.CALL_SLACK_MS
 
     def _nertz_empty_since(self, seat: int) -> float | None:
-        """Since when the camera shows ``seat``'s nertz pile empty: committed empty and not
-        refilled, or empty in every view since (a few at least; hands about it can keep it
-        from settling). None when it shows cards, or is not in view now (a place missing
-        from the observations is not seen empty)."""
+        """Since when the camera shows ``seat``'s nertz pile empty: in every view since, a
+        few at least, with no hand and no other place's card over the spot (views under a
+        hand do not count, and do not break the run: hands about it can keep the pile from
+        settling). None when it shows cards, or is not in view now (a place missing from
+        the observations is not seen empty)."""
         st = self.states.get(f"seat{seat}:nertz")
-        if st is None or not st.in_view:
+        if st is None or not st.in_view or st.bare_since is None or \
+                st.bare_n < self.min_frames:
             return None
-        if st.stable == () and st.empty_t >= 0:
-            return st.empty_t
-        if st.bare_since is not None and st.bare_n >= self.min_frames:
-            return st.bare_since
-        return None
+        return st.bare_since
+
+    #: a place whose last seen box is under another place's card more than this is hidden
+    HIDDEN_BY_CARD = 0.25
+
+    def _under_other_cards(self, name: str, box: Any, obs: Observation) -> bool:
+        """Is ``name``'s spot (its cards' last box) under a card of another place?"""
+        if box is None:
+            return False
+        return any(_overlap(box, c.box) > self.HIDDEN_BY_CARD
+                   for other, v in obs.places.items() if other != name for c in v.cards)
 
     def _empty_nertz_unseen(self, seat: int, t: float, r: int | None) -> int:
         """Take the cards the engine still has in ``seat``'s nertz pile out of it at ``t``

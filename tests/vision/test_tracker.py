@@ -671,13 +671,20 @@ def test_a_card_laid_on_an_identical_card_then_covered_is_found_under_the_cover(
         ("AH", 0), ("2H", 1), ("2H", 0), ("3H", 1)]
 
 
+def _spot(place: str) -> tuple[float, float, float, float]:
+    """A box of its own for each place name (a row of unit squares, 1 apart)."""
+    k = sum(ord(ch) * 31 ** i for i, ch in enumerate(place)) % 997
+    return (2.0 * k, 0.0, 2.0 * k + 1.0, 1.0)
+
+
 def _feed_views(tracker: Tracker, frames: list[dict[str, list[str]]], repeat: int = 4,
                 start: int = 0) -> int:
-    """Like :func:`_feed`, but a place given no cards is in view and empty (not missing)."""
+    """Like :func:`_feed`, but a place given no cards is in view and empty (not missing),
+    and each place has a spot of its own (one box per place name)."""
     n = start
     for places in frames:
         for _ in range(repeat):
-            views = {p: PlaceView(p, [SeenCard(c, BOX) for c in codes])
+            views = {p: PlaceView(p, [SeenCard(c, _spot(p)) for c in codes])
                      for p, codes in places.items()}
             tracker.update(Observation(n, n * 100.0, views))
             n += 1
@@ -743,9 +750,9 @@ def test_a_call_while_the_pile_shows_bare_but_hands_kept_it_from_settling_is_tru
     tr = Tracker(HouseRules(), 2)
     n = _feed_views(tr, [_table({0: "AS", 1: "5D"})])
     for k in range(n, n + 20):
-        views = {p: PlaceView(p, [SeenCard(c, BOX) for c in codes])
+        views = {p: PlaceView(p, [SeenCard(c, _spot(p)) for c in codes])
                  for p, codes in empty.items()}
-        tr.update(Observation(k, k * 100.0, views, hands=[(0.4, 0.4, 0.6, 0.6)],
+        tr.update(Observation(k, k * 100.0, views, hands=[(-1.0, -1.0, 2000.0, 2.0)],
                               hand_seats=[0]))
         if k == n + 3:
             tr.call(1, k * 100.0)
@@ -795,6 +802,26 @@ def test_without_call_input_the_pile_the_camera_shows_empty_first_ends_the_round
     _feed_views(tr, [_table({0: "AS", 1: "5D"})] * 3)
     end = tr.finish()[-1]
     assert end["reason"] == "stall" and end["nertz_left"] == [13, 13]
+
+
+def test_a_nertz_pile_hidden_under_another_places_card_is_not_seen_empty():
+    # seat 1's nertz place shows no card because a card of a long column lies over its
+    # spot: not seen empty, so its call is judged by the count (false)
+    tr = Tracker(HouseRules(), 2)
+    n = _feed_views(tr, [_table({0: "AS", 1: "5D"})])
+    hidden = _table({0: "AS", 1: "5D"})
+    hidden["seat1:nertz"] = []
+    for k in range(n, n + 12):
+        views = {p: PlaceView(p, [SeenCard(c, _spot(p)) for c in codes])
+                 for p, codes in hidden.items()}
+        views["seat1:river0"].cards.append(SeenCard("QC", _spot("seat1:nertz")))
+        tr.update(Observation(k, k * 100.0, views))
+        if k == n + 3:
+            tr.call(1, k * 100.0)
+    end = tr.finish()[-1]
+    assert [f["seat"] for f in tr.flags() if f["rule"] == "false_call"] == [1]
+    assert end["nertz_left"] == [13, 13] and not [
+        e for e in tr.log() if e["type"] == "unseen"]
 
 
 def test_a_call_before_the_pile_is_seen_empty_or_with_the_pile_out_of_view_is_false():
