@@ -1783,6 +1783,15 @@ class Tracker:
                 # a misplaced identical card lies on top: the counting one is hidden by it
                 spots = self._seen_on_a_waste(missing, t)
             why = f"{code} seen on lake:{j} after {after}"
+            unsure = 1.0 - sum(p for _a, p in evidence.get("reads", ())) < self.SURE
+            if not spots and self.INFER_HIDDEN and card.rank - start == 1 and unsure:
+                # one card between, and the reader unsure of the card that landed: likelier
+                # a card missed than a rank skipped. A hidden card of the seat (else of
+                # another) went there unseen (turned and played at once, covered before it
+                # settled). (A sure read of a skip is flagged, as before.)
+                spots = self._hidden_card(seat, missing)
+                why += f" ({missing} unseen: one of seat{spots[0][2]}'s hidden cards)" \
+                    if spots else ""
             if not spots:
                 return
             src, _n, owner, _r = spots[0]
@@ -1792,6 +1801,25 @@ class Tracker:
             self._commit(move, t, self.frame, inferred=True,
                          evidence={"why": why, "from": src})
             evidence["inferred_before"] = evidence.get("inferred_before", []) + [missing]
+
+    #: whether a single card missing between a pile's top and a card seen landing on it,
+    #: read unsure, is inferred from a hidden card when no seat was seen losing it
+    INFER_HIDDEN = True
+
+    def _hidden_card(self, seat: int, code: str) -> list[tuple[str, int, int, bool]]:
+        """A waste as the source of ``code`` where the engine holds it among a seat's stock
+        or waste cards, never moved (``seat`` first, then the others): made that waste's
+        top."""
+        table = self.table
+        assert table is not None
+        for k in [seat] + [s for s in range(self.seats) if s != seat]:
+            where = table.where(code, k)
+            if where is None or where.kind not in ("stock", "waste") or \
+                    (k, code) in self.named:
+                continue
+            if self._bring_to_waste_top(k, code):
+                return [(f"seat{k}:waste", 1, k, False)]
+        return []
 
     def _bridge_column(self, move: Move, top: str, t: float, evidence: dict[str, Any]) -> None:
         """A column seen at 9♠ and then at 7♠ had a red 8 laid between, hidden by the 7♠: when

@@ -824,6 +824,42 @@ def test_a_nertz_pile_hidden_under_another_places_card_is_not_seen_empty():
         e for e in tr.log() if e["type"] == "unseen"]
 
 
+def _skip_a_rank(unsure: bool) -> Tracker:
+    """Seat 0 plays AH and 2H to the lake, then its nertz shows 4H and the pile shows 4H
+    (read with doubt or sure); no one was seen losing a 3H."""
+    tr = Tracker(HouseRules(), 2)
+    frames = [_table({0: "AH", 1: "5D"}), _table({0: "2H", 1: "5D"}, {"lake:0": ["AH"]}),
+              _table({0: "4H", 1: "5D"}, {"lake:0": ["2H"]}),
+              _table({0: "9C", 1: "5D"}, {"lake:0": ["4H"]})]
+    n = 0
+    for i, places in enumerate(frames):
+        for _ in range(6 if i < len(frames) - 1 else 45):  # (a doubtful read waits 3 s)
+            views = {p: PlaceView(p, [SeenCard(c, _spot(p)) for c in codes])
+                     for p, codes in places.items()}
+            if unsure and places.get("lake:0") == ["4H"]:
+                views["lake:0"].cards[0] = SeenCard("4H", _spot("lake:0"),
+                                                    alternatives=(("4D", 0.1),))
+            tr.update(Observation(n, n * 100.0, views))
+            n += 1
+    tr.finish()
+    return tr
+
+
+def test_a_card_read_unsure_one_rank_ahead_of_its_pile_had_the_card_between_played():
+    # the reader is unsure of the 4H: a 3H missed (one of seat 0's hidden cards, played
+    # unseen) is likelier than a skipped rank, so the 4H counts and no one is flagged
+    moves = [(e["card"], e["from"], e.get("inferred", False)) for e in _skip_a_rank(True).log()
+             if e["type"] == "move"]
+    assert moves == [("AH", "seat0:nertz", False), ("2H", "seat0:nertz", False),
+                     ("3H", "seat0:waste", True), ("4H", "seat0:nertz", False)]
+    tr = _skip_a_rank(True)
+    assert not tr.flags() and tr.table.score().lake_cards == [4, 0]
+    # read sure, the skip stands: the 4H is flagged and does not count
+    tr = _skip_a_rank(False)
+    assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_rank", "4H")]
+    assert tr.table.score().lake_cards == [2, 0]
+
+
 def test_a_call_before_the_pile_is_seen_empty_or_with_the_pile_out_of_view_is_false():
     # seat 1's pile shows its top until well after the call (emptied after calling):
     # a false call; seat 0's nertz place is missing from the observations (not in
