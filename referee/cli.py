@@ -506,6 +506,8 @@ def replay_cmd(
     score = report.get("score") or {}
     err.print(f"wrote {out_dir}/events.jsonl, report.json, report.html: scores "
               f"{score.get('scores')}, {len(report.get('flags', []))} flag(s)", highlight=False)
+    if not report.get("dealt") and report.get("note"):
+        err.print(f"note: {report['note']}", highlight=False)
     if report.get("error"):
         raise _fail(report["error"], 1)
 

@@ -179,7 +179,7 @@ def replay_video(video: str | Path, out_dir: str | Path, observer: Observer, rul
     pending = list(calls or [])
     recent: deque[tuple[int, np.ndarray]] = deque(maxlen=keep_frames)
     crops: list[dict[str, Any]] = []
-    frame = observed = 0
+    frame = observed = table_frames = 0
     error = None
     while True:
         if frame % stride:  # not observed: grab it (the stream advances), skip the image
@@ -202,6 +202,7 @@ def replay_video(video: str | Path, out_dir: str | Path, observer: Observer, rul
             error = f"frame {frame}: the observer failed: {type(exc).__name__}: {exc}"
             break
         recent.append((frame, _thumb(image)))
+        table_frames += bool(obs.table_found)
         for ev in tracker.update(obs):
             if ev["type"] == "flag":
                 crops.append(_save_crops(out, len(crops), ev, recent))
@@ -230,6 +231,15 @@ def replay_video(video: str | Path, out_dir: str | Path, observer: Observer, rul
         report["detector"] = gate.stats.as_dict()
     if getattr(observer, "timing", None) is not None:
         report["timing"] = {k: round(v, 3) for k, v in observer.timing.items()}
+    report["frames_with_table"] = table_frames
+    if not tracker.dealt and observed:
+        report["note"] = (
+            f"the table was not found in any of the {observed} frames looked at: no "
+            f"markers in view, or the profile is for another table or camera"
+            if not table_frames else
+            f"no deal was seen (the table was found in {table_frames} of {observed} frames "
+            f"looked at): every seat's nertz top, river cards and stock must show at once "
+            f"in their places; check that the profile's seats and places match this table")
     if report.get("end_inferred"):
         report["note"] = ("no call input: the round end was inferred from the first emptied "
                           "nertz pile and play stopping" if tracker.table is not None

@@ -153,3 +153,25 @@ def test_cli_real_path_options(tmp_path):
         report = json.loads((out / "report.json").read_text())
         assert report["stride"] == stride and report["frames"] == 12
         assert ("detector" in report) == gated and "timing" in report
+
+
+def test_a_replay_that_never_finds_the_table_or_a_deal_says_why(tmp_path):
+    # an observer that never finds the table: the report and the command say so in a line,
+    # rather than only "scores None"
+    video = tmp_path / "v.avi"
+    _video(video, 12)
+    report = replay_video(video, tmp_path / "out", Recorder(), HouseRules(), 2)
+    assert not report["dealt"] and report["frames_with_table"] == 0
+    assert report["note"].startswith("the table was not found in any of the 12 frames")
+    saved = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert saved["note"] == report["note"]
+    assert report["note"] in (tmp_path / "out" / "report.html").read_text()
+
+    class TableNoDeal(Recorder):
+        def __call__(self, image, frame, t_ms):
+            super().__call__(image, frame, t_ms)
+            return Observation(frame, t_ms)  # the table, but no card anywhere
+
+    report = replay_video(video, tmp_path / "out2", TableNoDeal(), HouseRules(), 2)
+    assert report["frames_with_table"] == 12
+    assert report["note"].startswith("no deal was seen (the table was found in 12 of 12")
