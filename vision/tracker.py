@@ -43,7 +43,15 @@ from rules.moves import (
     Unseen,
     action_to_event,
 )
-from rules.table import NERTZ_SIZE, Flag, ImpossibleAction, Layout, OrderError, Table
+from rules.table import (
+    NERTZ_SIZE,
+    Flag,
+    ImpossibleAction,
+    Layout,
+    OrderError,
+    Table,
+    is_run,
+)
 
 from .observation import Observation
 
@@ -209,14 +217,14 @@ class Tracker:
                     emptied[k] = int(since)
             if emptied:
                 seat = min(emptied, key=lambda s: (emptied[s], s))
-                t = max(last, emptied[seat], table.now)
+                t = max(last, emptied[seat])
                 why = "no call input: the first emptied nertz pile calls when play stops"
                 if table.nertz_count(seat):
                     gone = self._empty_nertz_unseen(seat, t, None)
                     why += (f" (the camera showed seat{seat}'s pile empty; {gone} card(s) the "
                             f"tracker still counted there left it unseen)")
                 self.end_inferred = True
-                self._commit(Call(seat), max(t, table.now), self.frame, inferred=True,
+                self._commit(Call(seat), t, self.frame, inferred=True,
                              evidence={"why": why})
             else:
                 self.end_inferred = True
@@ -2194,8 +2202,7 @@ class Tracker:
                 # the camera shows the pile empty since before the call while the tracker
                 # still counts cards in it: they left unseen (or taken for waste cards).
                 # The pile is what the players see, so the call is true: those cards
-                # leave the engine's pile as inferred moves (to the lake pile that shows
-                # one, else where they fit in the seat's river)
+                # leave the engine's pile, marked inferred (see _empty_nertz_unseen)
                 gone = self._empty_nertz_unseen(seat, t, r)
                 r = None if r is None else r + gone
                 left = self.table.nertz_count(seat) if self.table is not None else 0
@@ -2211,7 +2218,6 @@ class Tracker:
                     r, fresh, Call(seat), max(int(t), fresh.now), self.frame, evidence,
                     "it came after the call", inferred=False):
                 self._commit(Call(seat), t, self.frame, evidence=evidence)
-
 
     def _nertz_seen_empty(self, seat: int, t: float) -> bool:
         """Has the camera shown ``seat``'s nertz pile empty since no later than just after
@@ -2269,8 +2275,8 @@ class Tracker:
                     action = move
                 else:
                     seen_on = None
-            evidence = {"why": f"the camera saw seat{seat}'s nertz pile empty at the call "
-                               f"while the tracker still counted this card in it",
+            evidence = {"why": f"the camera saw seat{seat}'s nertz pile empty while the "
+                               f"tracker still counted this card in it",
                         "seen_on": seen_on or "nowhere"}
             if isinstance(action, Move) and table.is_legal(action, at) is not True:
                 action, seen_on = Unseen(seat, want, src), None
@@ -2345,9 +2351,7 @@ def _fits(table: Table, code: str, dst: str) -> bool:
         return not f.set_aside and f.top is not None and f.suit == card.suit and \
             f.next_rank == card.rank
     col = table.pile(place)
-    if not col:
-        return True
-    return col[-1].is_red != card.is_red and col[-1].rank == card.rank + 1
+    return not col or is_run([col[-1], card])
 
 
 def _in_order(part: tuple[str, ...], whole: tuple[str, ...]) -> bool:
