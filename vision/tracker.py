@@ -85,6 +85,7 @@ class _PlaceState:
     refilled_t: float = -1.0  # when a card was last committed on it after it was empty
     tops: list[tuple[str | None, float]] = field(default_factory=list)  # (top, since), recent
     settled: dict[str, float] = field(default_factory=dict)  # top → its last stable_t
+    shown: dict[str, float] = field(default_factory=dict)  # top → its first stable_t
     doubt: tuple[tuple[str, ...], float] | None = None  # a doubtful view and since when
     held: tuple[str, ...] | None = None  # the view while only a doubtful read holds it back
     in_view: bool = False  # the last observation had the place (with cards or empty)
@@ -153,6 +154,8 @@ class Tracker:
         self.nertz_first: dict[tuple[int, str], float] = {}  # first shown as a nertz top
         #: (place, code) -> the reader's other likely reads of that exposed card
         self.reads: dict[tuple[str, str], tuple[tuple[str, float], ...]] = {}
+        #: lake place -> (its card, what it was misread as): see :meth:`_drop_unseen_top`
+        self.misreads: dict[str, tuple[str, str]] = {}
         self.seen_deal: list[dict[str, Any]] = []
         self._deal_lists: list[dict[str, list[str]]] = []
         self._pending_calls: list[tuple[int, float]] = []
@@ -521,6 +524,7 @@ class Tracker:
                 st.glimpsed, st.first = st.first, {}
                 if st.stable:
                     st.settled[st.stable[-1]] = st.stable_t
+                    st.shown.setdefault(st.stable[-1], st.stable_t)
                 if not st.stable:
                     st.empty_t = float(obs.t_ms)
                 elif was_empty:
@@ -544,6 +548,10 @@ class Tracker:
     DROP_UNSURE_UNDER: tuple[str, ...] = ("waste",)
     SURE_UNDER = 0.8
 
+    #: a read whose prior is at least this (per place kind; 0.5 otherwise) is kept
+    #: without weighing the reader's alternatives
+    KEEP_PRIOR: dict[str, float] = {"lake": 1.0}
+
     def _resolved(self, place: str, view: Any) -> tuple[list[str], bool]:
         """The codes of a place's cards, each read replaced by one of the reader's
         alternatives when the engine's table makes the alternative much likelier: the card
@@ -563,7 +571,7 @@ class Tracker:
             p_read = max(0.0, 1.0 - sum(p for _a, p in card.alternatives))
             prior = self._prior(place, card.code, exp, top)
             best, score = card.code, p_read * prior
-            if prior >= 0.5:
+            if prior >= self.KEEP_PRIOR.get(self._kind(place), 0.5):
                 continue  # the read fits the table: keep it
             for alt, p in card.alternatives:
                 if alt in codes:
@@ -925,9 +933,14 @@ class Tracker:
                 elif exp and exp[-1] == seen[-1]:
                     continue
                 elif kind == "lake" and self._under_top(dest) == seen[-1] and \
+                        self._drop_unseen_top(dest):
+                    return True  # the top was the under card misread: it never landed
+                elif kind == "lake" and self._under_top(dest) == seen[-1] and \
                         not self._handed_since_top(dest, st):
                     continue  # the top card was taken back: the one under it shows again
             code = run[0]
+            misread = kind == "lake" and bool(exp) and \
+                self.misreads.get(dest) == (exp[-1], code)
             spots = self._free_spots(code, dest)
             if kind == "river":
                 spots = [s for s in spots if s[2] == Place.parse(dest).seat]
@@ -971,6 +984,13 @@ class Tracker:
             if not spots and not pool and len(run) == 1 and kind in ("lake", "river"):
                 spots = self._from_waste_pool(code, dest)
             cands = spots + pool
+            if misread:
+                # the pile's card is known to be misread as this one: only a card seen at
+                # its source, and timed by when it left there, landed on it
+                cands = [c for c in cands
+                         if self.seen_at.get((self._obs_place_of(c[0]), code)) is not None]
+                landed = max([landed] + [self.seen_at[(self._obs_place_of(c[0]), code)] + 1
+                                         for c in cands])
             if not cands:
                 continue
             ranked = sorted(cands, key=lambda s: self._rank(s, code, landed, s in pool,
@@ -998,7 +1018,9 @@ class Tracker:
                 continue
             src, n, seat, is_retract = best
             t = int(landed)
-            frames = (self._since_frame(src), st.stable_frame)
+            # (a pile's misread top, long read so: the card landed as its source lost it)
+            at_frame = self.frame if misread else st.stable_frame
+            frames = (self._since_frame(src), at_frame)
             evidence = {"seen": list(seen), "expected": list(exp), "from": src,
                         "departure": score}
             if self.reads.get((dest, code)):
@@ -1045,7 +1067,12 @@ class Tracker:
             if kind == "river" and not under and isinstance(action, Move) and exp and \
                     table.is_legal(action) is not True:
                 self._bridge_column(action, exp[-1], t, evidence)
-            if self._commit(action, t, st.stable_frame, frames=frames, evidence=evidence):
+            if kind == "lake" and isinstance(action, Move) and score == 3 and \
+                    self.table.is_legal(action) is not True and \
+                    self._recode_twin_pile(action):  # type: ignore[union-attr]
+                evidence["why"] = (f"the pile's cards, read with {action.card[-1]} as their "
+                                   f"alternative, are of its suit")
+            if self._commit(action, t, at_frame, frames=frames, evidence=evidence):
                 if kind == "lake" and dest not in self.lake_map:
                     self.lake_map[dest] = int(action.dst.split(":")[1])  # type: ignore[union-attr]
                 source = self.states.get(self._obs_place_of(src))
@@ -1464,6 +1491,152 @@ class Tracker:
             return None
         pls = table.lake[j].placements
         return pls[-2].card.code if len(pls) >= 2 else None
+
+    #: a lake card that landed unseen at any source, read with the card under it among
+    #: the reader's alternatives, is dropped when the pile shows that card again: it was
+    #: the under card misread (it never landed), and the misread is remembered
+    DROP_UNSEEN_TOP = True
+    #: how long before the top landed the card under it must have shown on the pile
+    SHOWN_MS = 1000.0
+
+    def _drop_unseen_top(self, dest: str) -> bool:
+        """The engine's top card of lake pile ``dest`` came from no place where the camera
+        ever saw it (a seat's hidden cards), its read had the card under it as an
+        alternative, and the pile shows that card again: it was a misread of the card under
+        it. Its move is taken out of the history (the engine rebuilt, the later records'
+        flags checked again) and the misread remembered: that read over that card counts
+        only with a card seen leaving its place."""
+        table = self.table
+        if not self.DROP_UNSEEN_TOP or table is None:
+            return False
+        j = self.lake_map.get(dest)
+        if j is None or j >= len(table.lake) or len(table.lake[j].placements) < 2:
+            return False
+        pls = table.lake[j].placements
+        top, under = pls[-1].card.code, pls[-2].card.code
+        r = next((i for i in range(len(self.records) - 1, -1, -1)
+                  if isinstance(self.records[i].action, Move)
+                  and self.records[i].action.dst == f"lake:{j}"
+                  and self.records[i].action.card == top), None)
+        if r is None:
+            return False
+        rec = self.records[r]
+        seen = self.seen_at.get((self._obs_place_of(rec.action.src), top))  # type: ignore[union-attr]
+        if seen is not None and seen <= rec.t_ms + 300:
+            return False  # seen at its source before it landed: a card that moved
+        if under not in [a for a, _p in rec.evidence.get("reads", ())]:
+            return False
+        if self.states[dest].shown.get(under, float("inf")) > rec.t_ms - self.SHOWN_MS:
+            return False  # the card under it had not shown there for long before: it may
+            # be a misread too (a card inferred from a first read of the same misread)
+        records = self.records[:r] + self.records[r + 1:]
+        if not self._rewrite_history(records, [x.flags for x in records]):
+            return False  # the history without it breaks a rule it did not: it stays
+        owner = self._owner(rec.action)  # type: ignore[arg-type]
+        if not any(isinstance(x.action, Move | Retract) and x.action.card == top
+                   and self._owner(x.action) == owner for x in self.records):
+            self.known.discard((owner, top))
+            self.named.discard((owner, top))
+        self.misreads[dest] = (under, top)
+        src = rec.action.src  # type: ignore[union-attr]
+        wst = self.states.get(src)
+        if src.endswith(":waste") and wst is not None and wst.stable and not wst.covered:
+            # the card is back on that waste in the rebuilt engine, over what it shows:
+            # the seen fan goes on top again, in exchange for hidden cards
+            self._resync_waste(owner, list(wst.stable))
+        return True
+
+    def _rewrite_history(self, records: list[_Record], before: list[list[Flag]],
+                         then: Action | None = None) -> bool:
+        """Make ``records`` the history: the engine rebuilt from the deal hypothesis with
+        them replayed, each record's flags as the replay raises them. Refused (nothing
+        changed) when they do not replay, a record breaks a rule it did not break before
+        (``before``: each one's flags until now), or ``then`` would not be legal after."""
+        try:
+            fresh = Table.from_deals([{"seat": k, **d} for k, d in enumerate(self._deal_lists)],
+                                     self.rules, self.round_no)
+            flags = []
+            for rec in records:
+                raised = fresh.push(rec.action, rec.t_ms)
+                # (the camera cannot count a stock: its rule checks are not evidence)
+                flags.append([] if isinstance(rec.action, Draw | Recycle | Rotate) else raised)
+        except (ImpossibleAction, OrderError, ValueError):
+            return False
+        if any({(f.rule, f.seat, f.card) for f in new} - {(f.rule, f.seat, f.card) for f in old}
+               for new, old in zip(flags, before, strict=True)):
+            return False
+        if then is not None and fresh.is_legal(then) is not True:
+            return False
+        for rec, new in zip(records, flags, strict=True):
+            rec.flags = new
+        self.records, self.table = records, fresh
+        return True
+
+    #: when a card seen leaving its place lands one rank above a lake pile of the other
+    #: suit of its colour, and each of the pile's cards was read with that suit as the
+    #: reader's alternative, the pile is taken for that suit (see :meth:`_recode_twin_pile`)
+    RECODE_TWIN_PILE = True
+
+    def _recode_twin_pile(self, move: Move) -> bool:
+        """A card seen leaving its place lands one rank above lake pile ``move.dst`` whose
+        cards are all of the other suit of its colour (a spade on a club pile), and the
+        reader gave each of them that suit as its alternative (a camera that confuses the
+        suits of a colour): the pile is of the card's suit. Each of its cards is renamed in
+        the history, exchanged with its twin among its seat's hidden cards (a waste or a
+        nertz pile's card, the twin never named), when the history still replays with no
+        new rule broken and the card then lands legally."""
+        table = self.table
+        if not self.RECODE_TWIN_PILE or table is None or move.card not in ALL_CODES:
+            return False
+        j = int(move.dst.split(":")[1])
+        if j >= len(table.lake):
+            return False
+        card = Card.parse(move.card)
+        twin = _TWIN_SUIT.get(card.suit)
+        pls = table.lake[j].placements
+        if twin is None or not pls or pls[0].card.rank != 1 or \
+                pls[-1].card.rank + 1 != card.rank or \
+                any(not pl.counts or pl.card.suit != twin for pl in pls):
+            return False
+        idx = [i for i, r in enumerate(self.records)
+               if isinstance(r.action, Move) and r.action.dst == move.dst]
+        if len(idx) != len(pls):
+            return False
+        records = list(self.records)
+        swaps: list[tuple[int, str, str]] = []
+        for i in idx:
+            action = records[i].action
+            assert isinstance(action, Move)
+            old = action.card
+            new = Card(Card.parse(old).rank, card.suit).code
+            owner = self._owner(action)
+            if self._kind(action.src) not in ("waste", "nertz") or (owner, new) in self.named \
+                    or new not in [a for a, _p in records[i].evidence.get("reads", ())]:
+                return False
+            swaps.append((owner, old, new))
+            records[i] = replace(records[i], action=replace(action, card=new),
+                                 evidence={**records[i].evidence, "recoded_from": old})
+        saved = [{k: list(v) for k, v in d.items()} for d in self._deal_lists]
+        for owner, old, new in swaps:
+            deal = self._deal_lists[owner]
+            spots = [(lst, i) for lst in (deal["nertz"], deal["stock"])
+                     for i, c in enumerate(lst) if c in (old, new)]
+            if len(spots) != 2:
+                self._deal_lists = saved
+                return False
+            (la, ia), (lb, ib) = spots
+            la[ia], lb[ib] = lb[ib], la[ia]
+        if not self._rewrite_history(records, [r.flags for r in self.records], then=move):
+            self._deal_lists = saved
+            return False
+        for owner, old, new in swaps:
+            if not any(isinstance(x.action, Move | Retract) and x.action.card == old
+                       and self._owner(x.action) == owner for x in self.records):
+                self.named.discard((owner, old))
+                self.known.discard((owner, old))
+            self.named.add((owner, new))
+            self.known.add((owner, new))
+        return True
 
     def _handed_since_top(self, place: str, st: _PlaceState) -> bool:
         """Whether the engine's top card of a lake pile was placed legally (it stays) and a
@@ -2384,6 +2557,10 @@ def _builds_down(card: str, base: str) -> bool:
         return False
     c, b = Card.parse(card), Card.parse(base)
     return c.is_red != b.is_red and c.rank == b.rank - 1
+
+
+#: the other suit of each suit's colour
+_TWIN_SUIT = {"C": "S", "S": "C", "D": "H", "H": "D"}
 
 
 def _covered_run(exp: tuple[str, ...], seen: tuple[str, ...]) -> bool:

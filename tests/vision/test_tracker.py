@@ -1637,3 +1637,121 @@ def test_new_cards_on_a_column_are_found_past_misread_or_unseen_lower_cards():
     assert _new_on_column(column, ("2H", "5C", "7D", "9S", "8D")) is None
     assert _new_on_column(column, ("KC", "QD", "JC", "10D", "9S", "8D", "QD")) is None
     assert _new_on_column(column, column) is None
+
+
+def _misread_pile(tr: Tracker) -> list[dict]:
+    """Seat 0 plays AH and 2H; the pile then reads 3H (2H the reader's next read) under
+    seat 0's arm, with no 3H seen anywhere, shows 2H again, and goes on reading 3H; much
+    later seat 1 turns a 3H onto its waste and it leaves for the pile."""
+    boxes = {"lake:0": (100.0, 100.0, 110.0, 114.0), "seat0:waste": (60.0, 0.0, 70.0, 14.0)}
+    arm = [(boxes["lake:0"], 0)]
+    waste = {"seat0:waste": ["4C", "8D"]}
+    pile = {"lake:0": ["3H"], **waste}
+    script: list[tuple[dict[str, list[str]], int, list]] = [
+        (_table({0: "AH", 1: "5D"}), 4, []),
+        (_table({0: "2H", 1: "5D"}, {"lake:0": ["AH"]}), 10, []),
+        (_table({0: "9C", 1: "5D"}, {"lake:0": ["2H"]}), 17, []),
+        (_table({0: "9C", 1: "5D"}, {"lake:0": ["2H"], **waste}), 3, arm),
+        (_table({0: "9C", 1: "5D"}, pile), 3, arm),
+        (_table({0: "9C", 1: "5D"}, pile), 30, []),
+        (_table({0: "9C", 1: "5D"}, {"lake:0": ["2H"], **waste}), 20, []),
+        (_table({0: "9C", 1: "5D"}, pile), 60, []),
+        (_table({0: "9C", 1: "5D"}, {**pile, "seat1:waste": ["6C", "JS", "3H"]}), 20, []),
+        (_table({0: "9C", 1: "5D"}, {**pile, "seat1:waste": ["6C", "JS"]}), 40, []),
+    ]
+    alts = (("2H", 0.1), ("3D", 0.05))
+    n = 0
+    for places, repeat, hands in script:
+        for _ in range(repeat):
+            obs = _boxed(n, places, boxes, hands)
+            view = obs.places.get("lake:0")
+            if view is not None and view.cards[0].code == "3H":
+                view.cards[0] = SeenCard("3H", boxes["lake:0"], alternatives=alts)
+            tr.update(obs)
+            n += 1
+    tr.finish()
+    return tr.log()
+
+
+def test_a_lake_card_from_nowhere_misread_for_the_card_under_it_is_dropped(monkeypatch,
+                                                                            tmp_path):
+    # the 3H that landed from no place the camera saw, read with 2H as its next read, was
+    # the 2H misread: dropped when the 2H shows again, and the persistent 3H read counts
+    # only once a 3H is seen leaving (seat 1's waste top): no phantom card, no flag
+    log = _misread_pile(Tracker(HouseRules(), 2))
+    assert _moves(log) == [(0, "AH", "seat0:nertz", "lake:0"),
+                           (0, "2H", "seat0:nertz", "lake:0"),
+                           (1, "3H", "seat1:waste", "lake:0")]
+    assert not [e for e in log if e["type"] == "flag"]
+    write_log(log, tmp_path / "events.jsonl")
+    replayed = replay(tmp_path / "events.jsonl")  # the log replays through the rules
+    assert replayed.consistent and replayed.rounds[0].score.lake_cards == [2, 1]
+    # timed by when it left seat 1's waste (frame 167 on), not when the pile first read 3H
+    assert [e["t_ms"] for e in log if e.get("card") == "3H" and e["type"] == "move"][0] >= \
+        16600
+    # without the drop, the misread stays in the history
+    monkeypatch.setattr(Tracker, "DROP_UNSEEN_TOP", False)
+    before = _misread_pile(Tracker(HouseRules(), 2))
+    assert _moves(before) != _moves(log)
+
+
+def _twin_suit_pile(recode: bool) -> Tracker:
+    """Seat 0 plays its nertz AS, 2S, 3S to a pile, each read as the club (the spade the
+    reader's next read); then seat 1's 4S, read sure on its waste, lands there."""
+    tr = Tracker(HouseRules(), 2)
+    tr.RECODE_TWIN_PILE = recode
+    alts = {("lake:0", f"{r}C"): ((f"{r}S", 0.3), (f"{r}H", 0.02)) for r in "A23"}
+    alts |= {("seat0:nertz", f"{r}C"): ((f"{r}S", 0.3),) for r in "A23"}
+    frames = [_table({0: "AC", 1: "5D"})] * 4 + \
+        [_table({0: "2C", 1: "5D"}, {"lake:0": ["AC"]})] * 8 + \
+        [_table({0: "3C", 1: "5D"}, {"lake:0": ["2C"]})] * 8 + \
+        [_table({0: "9H", 1: "5D"}, {"lake:0": ["3C"]})] * 8 + \
+        [_table({0: "9H", 1: "5D"}, {"lake:0": ["3C"], "seat1:waste": ["JD", "4S"]})] * 8 + \
+        [_table({0: "9H", 1: "5D"}, {"lake:0": ["4S"], "seat1:waste": ["JD"]})] * 30
+    for n, places in enumerate(frames):
+        tr.update(_obs_alts(n, places, alts))
+    tr.finish()
+    return tr
+
+
+def test_a_pile_read_in_the_other_suit_of_its_colour_takes_the_suit_of_a_seen_card():
+    # a camera that confuses spades and clubs read the pile AC, 2C, 3C (each with the
+    # spade as the reader's next read); the 4S seen leaving seat 1's waste lands on it:
+    # the pile is spades, renamed in the history (the nertz cards exchanged with their
+    # twins among seat 0's hidden cards), and no one is flagged
+    tr = _twin_suit_pile(True)
+    moves = [(e["seat"], e["card"], e["from"]) for e in tr.log() if e["type"] == "move"]
+    assert moves == [(0, "AS", "seat0:nertz"), (0, "2S", "seat0:nertz"),
+                     (0, "3S", "seat0:nertz"), (1, "4S", "seat1:waste")]
+    assert not tr.flags() and tr.table.score().lake_cards == [3, 1]
+    deal = next(e for e in tr.log() if e["type"] == "deal" and e["seat"] == 0)
+    assert deal["nertz"][-3:] == ["3S", "2S", "AS"]
+    # without it, the pile stays clubs and the 4S is flagged and does not count
+    tr = _twin_suit_pile(False)
+    assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_suit", "4S")]
+    assert tr.table.score().lake_cards == [3, 0]
+
+
+def test_a_pile_read_as_the_card_under_its_top_weighs_the_readers_next_read(monkeypatch):
+    # seat 0 plays AH, 2H and then 3H; the pile reads AH (the card under its top: a take-
+    # back would show it) with 3H as the reader's next read (0.4): the 3H that fits the
+    # pile wins over a take-back of the 2H, which the reader was less sure of
+    def run() -> Tracker:
+        tr = Tracker(HouseRules(), 2)
+        alts = {("lake:0", "AH"): (("3H", 0.4), ("AD", 0.05))}
+        frames = [_table({0: "AH", 1: "5D"})] * 4 + \
+            [_table({0: "2H", 1: "5D"}, {"lake:0": ["AH"]})] * 8 + \
+            [_table({0: "3H", 1: "5D"}, {"lake:0": ["2H"]})] * 8 + \
+            [_table({0: "9C", 1: "5D"}, {"lake:0": ["AH"]})] * 40
+        for n, places in enumerate(frames):
+            # (the first AH view, the pile's first card, is read sure)
+            tr.update(_obs_alts(n, places, alts if n >= 12 else {}))
+        tr.finish()
+        return tr
+
+    tr = run()
+    assert [(e["card"], e["from"]) for e in tr.log() if e["type"] == "move"] == [
+        ("AH", "seat0:nertz"), ("2H", "seat0:nertz"), ("3H", "seat0:nertz")]
+    assert not tr.flags() and tr.table.score().lake_cards == [3, 0]
+    monkeypatch.setattr(Tracker, "KEEP_PRIOR", {})
+    assert run().table.score().lake_cards != [3, 0]
