@@ -1072,6 +1072,9 @@ class Tracker:
                     self._recode_twin_pile(action):  # type: ignore[union-attr]
                 evidence["why"] = (f"the pile's cards, read with {action.card[-1]} as their "
                                    f"alternative, are of its suit")
+            if kind == "lake" and isinstance(action, Move) and score == 3 and \
+                    (moved := self._ace_under_unstarted_pile(action)) is not None:
+                action = moved
             if self._commit(action, t, at_frame, frames=frames, evidence=evidence):
                 if kind == "lake" and dest not in self.lake_map:
                     self.lake_map[dest] = int(action.dst.split(":")[1])  # type: ignore[union-attr]
@@ -1637,6 +1640,84 @@ class Tracker:
             self.named.add((owner, new))
             self.known.add((owner, new))
         return True
+
+    #: a pile whose first card is no Ace and that grows legally on it had its Ace laid
+    #: first, unseen: the Ace of its suit last seen on a seat's waste top just before (and
+    #: hidden there since by a draw the tracker inferred) is moved there first
+    ACE_FROM_WASTE = True
+
+    def _ace_under_unstarted_pile(self, action: Move) -> Move | None:
+        """``action`` builds legally on lake pile ``action.dst`` whose cards are all
+        flagged (its first card is no Ace, the rest build on it in suit): the pile's Ace
+        went there first, unseen. The Ace of that suit that a seat's waste showed on top
+        within :attr:`pool_window_ms` before the pile's first card landed, and that the
+        engine holds since in that waste (under draws), is moved from the waste to a new
+        pile right after it was last seen there; the pile's cards then build on it (the
+        piles made in between renumbered). Returns ``action`` renumbered, or None."""
+        table = self.table
+        if not self.ACE_FROM_WASTE or table is None or action.card not in ALL_CODES:
+            return None
+        j = int(action.dst.split(":")[1])
+        if j >= len(table.lake):
+            return None
+        pls = table.lake[j].placements
+        card = Card.parse(action.card)
+        first = pls[0].card if pls else None
+        if first is None or first.rank <= 1 or any(pl.counts for pl in pls) or \
+                any(pl.card.suit != card.suit or pl.card.rank != first.rank + i
+                    for i, pl in enumerate(pls)) or card.rank != first.rank + len(pls):
+            return None
+        r_first = next((i for i, r in enumerate(self.records) if isinstance(r.action, Move)
+                        and r.action.dst == action.dst), None)
+        if r_first is None:
+            return None
+        landed = self.records[r_first].t_ms
+        ace = Card(1, card.suit).code
+        for seat in range(self.seats):
+            wname = f"seat{seat}:waste"
+            seen = self.seen_at.get((wname, ace))
+            where = table.where(ace, seat)
+            if seen is None or not landed - self.pool_window_ms <= seen <= landed or \
+                    where is None or where.kind != "waste" or (seat, ace) in self.named:
+                continue
+            ri = next((i for i, r in enumerate(self.records) if r.t_ms > seen), None)
+            if ri is None or ri > r_first:
+                continue
+            before = self._rebuilt(self.records[:ri])
+            if before is None:
+                continue
+            k = len(before.lake)
+
+            def renumber(name: str, k: int = k) -> str:
+                if not name.startswith("lake:"):
+                    return name
+                i = int(name.split(":")[1])
+                return f"lake:{k if i == j else i + 1 if k <= i < j else i}"
+
+            moved = Move(seat, ace, wname, f"lake:{k}")
+            records = list(self.records[:ri])
+            frame = self.records[ri].frame
+            records.append(_Record(moved, max(before.now, int(seen) + 1), frame,
+                                   (frame, frame), True,
+                                   {"why": f"{first.code} started lake:{k} and {action.card} "
+                                           f"built on it: its Ace, last seen on {wname}, "
+                                           f"lay under it"}, None, []))
+            for rec in self.records[ri:]:
+                a = rec.action
+                if isinstance(a, Move | Retract):
+                    a = replace(a, src=renumber(a.src), dst=renumber(a.dst))
+                records.append(replace(rec, action=a))
+            flags = [r.flags for r in self.records[:ri]] + [[]] + \
+                [r.flags for r in self.records[ri:]]
+            then = replace(action, dst=renumber(action.dst))
+            if not self._rewrite_history(records, flags, then=then):
+                continue
+            self.lake_map = {name: int(renumber(f"lake:{i}").split(":")[1])
+                             for name, i in self.lake_map.items()}
+            self.named.add((seat, ace))
+            self.known.add((seat, ace))
+            return then
+        return None
 
     def _handed_since_top(self, place: str, st: _PlaceState) -> bool:
         """Whether the engine's top card of a lake pile was placed legally (it stays) and a

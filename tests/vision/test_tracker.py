@@ -1755,3 +1755,43 @@ def test_a_pile_read_as_the_card_under_its_top_weighs_the_readers_next_read(monk
     assert not tr.flags() and tr.table.score().lake_cards == [3, 0]
     monkeypatch.setattr(Tracker, "KEEP_PRIOR", {})
     assert run().table.score().lake_cards != [3, 0]
+
+
+def _ace_left_unseen(fix: bool, between: bool = False) -> Tracker:
+    """Seat 0's waste shows AD on top, then a new fan topped by 2D (the AD left unseen);
+    the 2D starts a pile and seat 0's 3D, turned next, lands on it. ``between``: seat 1's
+    AH starts a pile of its own after the AD left and before the 2D landed."""
+    tr = Tracker(HouseRules(), 2)
+    tr.ACE_FROM_WASTE = fix
+    nertz = {0: "10C", 1: "AH" if between else "5D"}
+    after = {0: "10C", 1: "5D"}
+    ah = {"lake:1": ["AH"]} if between else {}
+    frames = [_table(nertz)] * 4 + \
+        [_table(nertz, {"seat0:waste": ["4C", "8S", "AD"]})] * 10 + \
+        [_table(nertz, {"seat0:waste": ["JH", "6S", "2D"]})] * 10 + \
+        [_table(after, {"seat0:waste": ["JH", "6S", "2D"], **ah})] * 10 + \
+        [_table(after, {"seat0:waste": ["JH", "6S"], "lake:0": ["2D"], **ah})] * 10 + \
+        [_table(after, {"seat0:waste": ["JH", "6S", "3D"], "lake:0": ["2D"], **ah})] * 10 + \
+        [_table(after, {"seat0:waste": ["JH", "6S"], "lake:0": ["3D"], **ah})] * 30
+    _feed(tr, frames, repeat=1)
+    tr.finish()
+    return tr
+
+
+def test_an_ace_gone_unseen_from_a_waste_lies_under_the_pile_its_two_started():
+    # the 2D starting a pile and the 3D built on it would each be flagged (a pile needs
+    # its Ace); the AD last seen on the same waste's top just before went there first
+    tr = _ace_left_unseen(True)
+    moves = [(e["card"], e["from"], e["to"], e.get("inferred", False))
+             for e in tr.log() if e["type"] == "move"]
+    assert moves == [("AD", "seat0:waste", "lake:0", True), ("2D", "seat0:waste", "lake:0", False),
+                     ("3D", "seat0:waste", "lake:0", False)]
+    assert not tr.flags() and tr.table.score().lake_cards == [3, 0]
+    tr = _ace_left_unseen(False)
+    assert [f["rule"] for f in tr.flags()] == ["foundation_needs_ace"] * 2
+    # seat 1's AH started a pile in between: the AD's pile comes first, the AH's after it
+    tr = _ace_left_unseen(True, between=True)
+    moves = [(e["card"], e["to"]) for e in tr.log() if e["type"] == "move"]
+    assert moves == [("AD", "lake:0"), ("AH", "lake:1"), ("2D", "lake:0"), ("3D", "lake:0")]
+    assert not tr.flags() and tr.table.score().lake_cards == [3, 1]
+    assert tr.lake_map == {"lake:0": 0, "lake:1": 1}
