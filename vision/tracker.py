@@ -2044,6 +2044,16 @@ class Tracker:
                     not f.placements[-1].counts and f.placements[-1].card.code == missing:
                 # a misplaced identical card lies on top: the counting one is hidden by it
                 spots = self._seen_on_a_waste(missing, t)
+            if not spots and self.INFER_SEEN_GONE and self._shown_on_pile(j, missing):
+                # a card seen lately on a seat's nertz top or waste and gone from there,
+                # that the engine holds among the seat's hidden cards (its reveal or draw
+                # never committed), and that the pile itself showed or was read as
+                for cand in self._waste_candidates(missing, f"lake:{j}", [], t):
+                    if (self._bring_to_nertz_top(cand[2], missing)
+                            if cand[0].endswith(":nertz")
+                            else self._bring_to_waste_top(cand[2], missing)):
+                        spots = [cand]
+                        break
             why = f"{code} seen on lake:{j} after {after}"
             unsure = 1.0 - sum(p for _a, p in evidence.get("reads", ())) < self.SURE
             if not spots and self.INFER_HIDDEN and card.rank - start == 1 and unsure:
@@ -2063,6 +2073,25 @@ class Tracker:
             self._commit(move, t, self.frame, inferred=True,
                          evidence={"why": why, "from": src})
             evidence["inferred_before"] = evidence.get("inferred_before", []) + [missing]
+
+    #: whether a card missing between a pile's top and a card seen landing on it may be
+    #: one seen lately on a nertz top or waste and gone, that the engine holds hidden
+    INFER_SEEN_GONE = True
+    def _shown_on_pile(self, j: int, code: str) -> bool:
+        """Whether lake pile ``j``'s place showed ``code`` (glimpsed, or settled) since the
+        engine's top card landed there, or had it among the reader's alternatives of a card
+        read there (a pile read 2D with 3D as the next read, the 3D laid on it)."""
+        table = self.table
+        if table is None or j >= len(table.lake) or not table.lake[j].placements:
+            return False
+        top = table.lake[j].placements[-1]
+        place = self._obs_place_of(f"lake:{j}")
+        st = self.states.get(place)
+        if st is not None and any(seen.get(code, -1.0) >= top.t_ms
+                                  for seen in (st.first, st.glimpsed, st.shown)):
+            return True
+        return any(p == place and any(a == code for a, _p in alts)
+                   for (p, _c), alts in self.reads.items())
 
     #: whether a single card missing between a pile's top and a card seen landing on it,
     #: read unsure, is inferred from a hidden card when no seat was seen losing it

@@ -1795,3 +1795,37 @@ def test_an_ace_gone_unseen_from_a_waste_lies_under_the_pile_its_two_started():
     assert moves == [("AD", "lake:0"), ("AH", "lake:1"), ("2D", "lake:0"), ("3D", "lake:0")]
     assert not tr.flags() and tr.table.score().lake_cards == [3, 1]
     assert tr.lake_map == {"lake:0": 0, "lake:1": 1}
+
+
+def _seen_gone(infer: bool, glimpsed: bool = True) -> Tracker:
+    """Seat 0 plays AH and 2H; seat 1's waste shows a 3H once, under a hand that glimpses
+    it on the pile too, then a new fan (JS, 4H); the 4H, read sure, lands on the pile: the
+    3H went there before it."""
+    tr = Tracker(HouseRules(), 2)
+    tr.INFER_SEEN_GONE = infer
+    nertz = {0: "10C", 1: "5D"}
+    frames = [_table({0: "AH", 1: "5D"})] * 4 + \
+        [_table({0: "2H", 1: "5D"}, {"lake:0": ["AH"]})] * 8 + \
+        [_table(nertz, {"lake:0": ["2H"]})] * 8 + \
+        [_table(nertz, {"lake:0": ["3H" if glimpsed else "2H"], "seat1:waste": ["3H"]})] + \
+        [_table(nertz, {"lake:0": ["2H"], "seat1:waste": ["JS", "4H"]})] * 8 + \
+        [_table(nertz, {"lake:0": ["4H"], "seat1:waste": ["JS"]})] * 30
+    covered: list[dict[str, float] | None] = [None] * len(frames)
+    covered[20] = {"seat1:waste": 0.6, "lake:0": 0.3}  # (the hand over both)
+    _feed(tr, frames, repeat=1, covered=covered)
+    tr.finish()
+    return tr
+
+
+def test_a_card_seen_once_on_a_waste_and_gone_is_the_one_a_pile_skipped():
+    # the pile goes from 2H to 4H (read sure): the 3H seen a moment on seat 1's waste and
+    # glimpsed on the pile, committed nowhere, is the card between; without it (or had the
+    # pile never shown it: a rank skipped) the 4H is flagged
+    tr = _seen_gone(True)
+    moves = [(e["card"], e["from"], e.get("inferred", False)) for e in tr.log()
+             if e["type"] == "move"]
+    assert moves == [("AH", "seat0:nertz", False), ("2H", "seat0:nertz", False),
+                     ("3H", "seat1:waste", True), ("4H", "seat1:waste", False)]
+    assert not tr.flags() and tr.table.score().lake_cards == [2, 2]
+    for tr in (_seen_gone(False), _seen_gone(True, glimpsed=False)):
+        assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_rank", "4H")]
