@@ -1368,14 +1368,22 @@ class Tracker:
     def _rebuilt(self, records: list[_Record]) -> Table | None:
         """A fresh engine from the deal hypothesis with ``records`` replayed, or None when
         they do not replay."""
+        replayed = self._replayed(records)
+        return None if replayed is None else replayed[0]
+
+    def _replayed(self, records: list[_Record]) -> tuple[Table, list[list[Flag]]] | None:
+        """:meth:`_rebuilt`, and the flags each record raises (none for the stock's
+        actions: the camera cannot count a stock, so their rule checks are not evidence)."""
         try:
             table = Table.from_deals([{"seat": k, **d} for k, d in enumerate(self._deal_lists)],
                                      self.rules, self.round_no)
+            flags = []
             for rec in records:
-                table.push(rec.action, rec.t_ms)
+                raised = table.push(rec.action, rec.t_ms)
+                flags.append([] if isinstance(rec.action, Draw | Recycle | Rotate) else raised)
         except (ImpossibleAction, OrderError, ValueError):
             return None
-        return table
+        return table, flags
 
     #: whether a move seen only in glimpses (a nertz top seen later on a column, a card
     #: glimpsed on a column on its way) is committed even when it breaks a rule, and so
@@ -1536,10 +1544,7 @@ class Tracker:
         if not self._rewrite_history(records, [x.flags for x in records]):
             return False  # the history without it breaks a rule it did not: it stays
         owner = self._owner(rec.action)  # type: ignore[arg-type]
-        if not any(isinstance(x.action, Move | Retract) and x.action.card == top
-                   and self._owner(x.action) == owner for x in self.records):
-            self.known.discard((owner, top))
-            self.named.discard((owner, top))
+        self._forget_unless_named(owner, top)
         self.misreads[dest] = (under, top)
         src = rec.action.src  # type: ignore[union-attr]
         wst = self.states.get(src)
@@ -1549,22 +1554,24 @@ class Tracker:
             self._resync_waste(owner, list(wst.stable))
         return True
 
+    def _forget_unless_named(self, owner: int, code: str) -> None:
+        """``owner``'s ``code`` is no longer known nor named, unless a record still moves it
+        (after it was taken out of, or renamed in, the history)."""
+        if not any(isinstance(x.action, Move | Retract) and x.action.card == code
+                   and self._owner(x.action) == owner for x in self.records):
+            self.known.discard((owner, code))
+            self.named.discard((owner, code))
+
     def _rewrite_history(self, records: list[_Record], before: list[list[Flag]],
                          then: Action | None = None) -> bool:
         """Make ``records`` the history: the engine rebuilt from the deal hypothesis with
         them replayed, each record's flags as the replay raises them. Refused (nothing
         changed) when they do not replay, a record breaks a rule it did not break before
         (``before``: each one's flags until now), or ``then`` would not be legal after."""
-        try:
-            fresh = Table.from_deals([{"seat": k, **d} for k, d in enumerate(self._deal_lists)],
-                                     self.rules, self.round_no)
-            flags = []
-            for rec in records:
-                raised = fresh.push(rec.action, rec.t_ms)
-                # (the camera cannot count a stock: its rule checks are not evidence)
-                flags.append([] if isinstance(rec.action, Draw | Recycle | Rotate) else raised)
-        except (ImpossibleAction, OrderError, ValueError):
+        replayed = self._replayed(records)
+        if replayed is None:
             return False
+        fresh, flags = replayed
         if any({(f.rule, f.seat, f.card) for f in new} - {(f.rule, f.seat, f.card) for f in old}
                for new, old in zip(flags, before, strict=True)):
             return False
@@ -1633,10 +1640,7 @@ class Tracker:
             self._deal_lists = saved
             return False
         for owner, old, new in swaps:
-            if not any(isinstance(x.action, Move | Retract) and x.action.card == old
-                       and self._owner(x.action) == owner for x in self.records):
-                self.named.discard((owner, old))
-                self.known.discard((owner, old))
+            self._forget_unless_named(owner, old)
             self.named.add((owner, new))
             self.known.add((owner, new))
         return True
