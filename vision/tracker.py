@@ -718,6 +718,8 @@ class Tracker:
         if not landed:
             return out
         for seat in range(self.seats):
+            if self.URGENT_WASTE:
+                self._urgent_waste_top(seat, landed, out)
             nertz = table.layouts[seat].nertz
             name = f"seat{seat}:nertz"
             st = self.states.get(name)
@@ -734,6 +736,29 @@ class Tracker:
                    for where, c in landed):
                 out.add((name, top))
         return out
+
+    #: a waste top gone unseen is explained before the card under it lands (below)
+    URGENT_WASTE = True
+
+    def _urgent_waste_top(self, seat: int, landed: list[tuple[str, str]],
+                          out: set[tuple[str, str]]) -> None:
+        """The waste's top (in the engine) is gone from the seen fan, and the card the fan
+        showed under it has since left too and landed: the top's own landing (on an
+        identical card) is explained first, or the engine keeps it on the waste."""
+        table = self.table
+        assert table is not None
+        waste = table.layouts[seat].waste
+        name = f"seat{seat}:waste"
+        st = self.states.get(name)
+        if not waste or st is None or st.stable is None or st.covered:
+            return
+        top = waste[-1].code
+        left = self.seen_at.get((name, top))
+        if left is None or top in st.stable or self._departed(name, top) != 3:
+            return
+        if any(self.seen_at.get((name, c), -1.0) > left and c not in st.stable
+               and where.startswith("lake:") for where, c in landed):
+            out.add((name, top))
 
     def _free_spots(self, code: str, dest: str) -> list[tuple[str, int, int, bool]]:
         """Where ``code`` could come from: (place, run length, seat, is_retract)."""
@@ -1004,6 +1029,10 @@ class Tracker:
                 if len(armed) == 1:
                     ranked = armed + [s for s in ranked if s is not armed[0]]
             best = ranked[0]
+            glimpsed = None
+            if self.EARLIER_WASTE_GLIMPSE and best not in pool:
+                glimpsed = self._earlier_waste_glimpse(best, pool, code, landed)
+                best = glimpsed or best
             score = self._rank(best, code, landed, best in pool)[-1]
             if best in pool and score == 2:
                 score = 3  # seen on the waste, and gone from it
@@ -1012,9 +1041,12 @@ class Tracker:
                 continue
             if score == 1:
                 continue
-            if best in pool and not (self._bring_to_nertz_top(best[2], code)
-                                     if best[0].endswith(":nertz")
-                                     else self._bring_to_waste_top(best[2], code)):
+            if glimpsed is not None:
+                if not self._draw_glimpsed(best[2], code):
+                    continue
+            elif best in pool and not (self._bring_to_nertz_top(best[2], code)
+                                       if best[0].endswith(":nertz")
+                                       else self._bring_to_waste_top(best[2], code)):
                 continue
             src, n, seat, is_retract = best
             t = int(landed)
@@ -1757,6 +1789,60 @@ class Tracker:
             dep = 1  # a hidden card showing on its nertz pile as the other one landed
         arm = dest is not None and spot[2] in self._arms_over(dest.box, t - 600, t)
         return (seen is not None, dep, arm, -abs(t - seen) if seen is not None else 0.0, dep)
+
+    #: two identical cards leave for one pile and one landing shows: a card glimpsed on a
+    #: waste (its draw never committed) that left first landed first (see below)
+    EARLIER_WASTE_GLIMPSE = True
+
+    def _earlier_waste_glimpse(self, best: tuple[str, int, int, bool],
+                               pool: list[tuple[str, int, int, bool]], code: str,
+                               landed: float) -> tuple[str, int, int, bool] | None:
+        """``best`` (a card seen leaving its place) or, instead, a card glimpsed on a
+        seat's waste that left it earlier: the draw that turned it up was never committed,
+        and the waste shows again the very top it had before (so the card did not go
+        under a later draw: it was played). Two identical cards raced for the pile and the
+        one that left first lies under the other, which :meth:`_hidden_stacks` then lays
+        on it as a lost race."""
+        left = self.seen_at.get((self._obs_place_of(best[0]), code))
+        if left is None or best[3]:
+            return None
+        table = self.table
+        assert table is not None
+        for cand in pool:
+            wname, _n, seat, _r = cand
+            if not wname.endswith(":waste"):
+                continue
+            seen = self.seen_at.get((wname, code))
+            st = self.states.get(wname)
+            waste = table.layouts[seat].waste
+            where = table.where(code, seat)
+            stock = table.layouts[seat].stock
+            if seen is None or seen + 150 >= left or seen > landed or \
+                    not stock or min(self.rules.draw, len(stock)) != 1 or \
+                    landed - seen > self.RACE_MS or where is None or where.kind != "stock" or \
+                    st is None or \
+                    not st.stable or st.covered or not waste or \
+                    st.stable[-1] != waste[-1].code or (seat, waste[-1].code) not in self.known \
+                    or st.shown.get(waste[-1].code, float("inf")) >= seen \
+                    or self.last_stock_t.get(seat, -1.0) >= seen:
+                continue  # (the top showed before the glimpse, and no stock action since:
+                # the card went on it and left it)
+            return cand
+        return None
+
+    def _draw_glimpsed(self, seat: int, code: str) -> bool:
+        """Commit the draw that turned up ``code`` (glimpsed on the waste, see
+        :meth:`_earlier_waste_glimpse`), timed by the glimpse."""
+        table = self.table
+        assert table is not None
+        layout = table.layouts[seat]
+        t = self.seen_at.get((f"seat{seat}:waste", code), self.t_ms)
+        if not layout.stock or not self._commit(Draw(seat), t, self.frame, inferred=True):
+            return False
+        top = layout.waste[-1].code
+        if top != code:
+            self._swap(seat, top, code)
+        return layout.waste[-1].code == code
 
     def _waste_gone(self, seat: int, code: str) -> bool:
         st = self.states.get(f"seat{seat}:waste")

@@ -12,7 +12,7 @@ from pathlib import Path
 import cv2
 import pytest
 
-from rules import HouseRules
+from rules import Draw, HouseRules
 from rules.log import replay, write_log
 from rules.simulator import simulate_round
 from vision.observation import Observation, PlaceView, SeenCard
@@ -1829,3 +1829,82 @@ def test_a_card_seen_once_on_a_waste_and_gone_is_the_one_a_pile_skipped():
     assert not tr.flags() and tr.table.score().lake_cards == [2, 2]
     for tr in (_seen_gone(False), _seen_gone(True, glimpsed=False)):
         assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_rank", "4H")]
+
+
+def _waste_top_raced(urgent: bool) -> Tracker:
+    """Seat 0's waste top 2S leaves for seat 1's AS and lands there first, unseen: seat
+    1's own 2S lands on it a moment later, and only that one shows. Then seat 0 plays the
+    AH that lay under its 2S, before its waste has settled long."""
+    tr = Tracker(HouseRules(), 2)
+    tr.URGENT_WASTE = urgent
+    waste = {"seat0:waste": ["4C", "AH", "2S"]}
+    frames = [_table({0: "10C", 1: "AS"})] * 4 + \
+        [_table({0: "10C", 1: "2S"}, {"lake:0": ["AS"]})] * 8 + \
+        [_table({0: "10C", 1: "2S"}, {"lake:0": ["AS"], **waste})] * 8 + \
+        [_table({0: "10C", 1: "2S"}, {"lake:0": ["AS"], "seat0:waste": ["4C", "AH"]})] * 3 + \
+        [_table({0: "10C", 1: "6H"}, {"lake:0": ["2S"], "seat0:waste": ["4C", "AH"]})] * 10 + \
+        [_table({0: "10C", 1: "6H"}, {"lake:0": ["2S"], "lake:1": ["AH"],
+                                      "seat0:waste": ["4C"]})] * 30
+    _feed(tr, frames, repeat=1)
+    tr.finish()
+    return tr
+
+
+def test_a_waste_top_gone_unseen_is_placed_before_the_card_under_it_lands(tmp_path):
+    # seat 0's 2S left first: it lies under seat 1's, which lost the race; left for later,
+    # it was taken for the card laid on seat 1's (and seat 0 flagged for it)
+    tr = _waste_top_raced(True)
+    moves = [(e["seat"], e["card"], e["to"]) for e in tr.log() if e["type"] == "move"]
+    assert moves == [(1, "AS", "lake:0"), (0, "2S", "lake:0"), (1, "2S", "lake:0"),
+                     (0, "AH", "lake:1")]
+    assert [(f["seat"], f["rule"]) for f in tr.flags()] == [(1, "foundation_rank")]
+    assert tr.table.score().lake_cards == [2, 1]
+    write_log(tr.log(), tmp_path / "events.jsonl")
+    assert replay(tmp_path / "events.jsonl").consistent
+    tr = _waste_top_raced(False)
+    assert [(f["seat"], f["rule"]) for f in tr.flags()] == [(0, "foundation_rank")]
+    assert tr.table.score().lake_cards == [1, 2]
+
+
+def _glimpsed_race(prefer: bool) -> Tracker:
+    """Seat 1 (single draw) turns a 2S and plays it on seat 0's AS at once, its waste
+    showing the 2S in one frame only (under a hand) before its QH shows again; seat 0's
+    own 2S leaves its nertz pile a moment later and lands on it. One 2S ever shows on the
+    pile."""
+    tr = Tracker(HouseRules(draw=1), 2)
+    tr.EARLIER_WASTE_GLIMPSE = prefer
+    waste = {"seat1:waste": ["QH"]}
+    frames = [_table({0: "AS", 1: "5D"})] * 4 + \
+        [_table({0: "AS", 1: "5D"}, waste)] * 8 + \
+        [_table({0: "2S", 1: "5D"}, {"lake:0": ["AS"], **waste})] * 8 + \
+        [_table({0: "2S", 1: "5D"}, {"lake:0": ["AS"], "seat1:waste": ["QH", "2S"]})] + \
+        [_table({0: "2S", 1: "5D"}, {"lake:0": ["AS"]})] * 3 + \
+        [_table({0: "2S", 1: "5D"}, {"lake:0": ["AS"], **waste})] * 4 + \
+        [_table({0: "8C", 1: "5D"}, waste)] * 2 + \
+        [_table({0: "8C", 1: "5D"}, {"lake:0": ["2S"], **waste})] * 40
+    covered: list[dict[str, float] | None] = [None] * len(frames)
+    for i in range(20, 24):
+        covered[i] = {"seat1:waste": 0.3 if i == 20 else 1.0}
+    for i in (28, 29):
+        covered[i] = {"lake:0": 1.0}
+    _feed(tr, frames, repeat=1, covered=covered)
+    tr.finish()
+    return tr
+
+
+def test_a_card_glimpsed_on_a_waste_that_left_first_won_the_race_for_the_pile(tmp_path):
+    # seat 1's draw was never seen settled, but its waste showed the same QH again: the 2S
+    # was played, and it left before seat 0's; seat 0's lies on it and does not count.
+    # Without this, seat 0's 2S counts and seat 1's never left its stock
+    tr = _glimpsed_race(True)
+    lake = [(pl.seat, pl.card.code, pl.counts) for pl in tr.table.lake[0].placements]
+    assert lake == [(0, "AS", True), (1, "2S", True), (0, "2S", False)]
+    draws = [r.t_ms for r in tr.records if isinstance(r.action, Draw) and r.action.seat == 1]
+    assert draws[-1] == 2000  # the draw that turned the 2S: timed by the glimpse
+    assert tr.table.score().lake_cards == [1, 1]
+    write_log(tr.log(), tmp_path / "events.jsonl")
+    assert replay(tmp_path / "events.jsonl").consistent
+    tr = _glimpsed_race(False)
+    assert [(pl.seat, pl.card.code) for pl in tr.table.lake[0].placements] == \
+        [(0, "AS"), (0, "2S")]
+    assert tr.table.score().lake_cards == [2, 0]
