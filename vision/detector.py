@@ -503,9 +503,17 @@ class CardDetector:
         owner[ok] = best[ok]
         return owner
 
+    #: an index of no card box of its own (a fanned card's strip, a card peeking from
+    #: under another) takes its turn from where it lies against the nearest card box: a
+    #: quarter-square card shows upright indices in its top half (or right half, lying
+    #: sideways) whichever end is up, and a strip above a column's top card is the top
+    #: of a card lying alike (one crop instead of two)
+    LONE_TURN_FROM_CARD = True
+
     @classmethod
     def _index_turns(cls, index_xyxy: np.ndarray, face_xyxy: np.ndarray,
-                     owner: np.ndarray | None = None) -> list[tuple[int, ...] | None]:
+                     owner: np.ndarray | None = None, lone_from_card: bool = False
+                     ) -> list[tuple[int, ...] | None]:
         """The quarter turn that makes each index upright, from where it sits on its card:
         a tall index in the top half of its card is upright (0), in the bottom half upside
         down (2); a wide one in the right half needs a counter-clockwise turn (1), in the
@@ -524,10 +532,10 @@ class CardDetector:
             if len(turns) != 2:
                 out.append(None)
                 continue
-            if f < 0:
+            if f < 0 and (near < 0 or not lone_from_card):
                 out.append(turns)
                 continue
-            face = face_xyxy[f]
+            face = face_xyxy[f if f >= 0 else near]
             cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
             if turns == (0, 2):
                 out.append((0,) if cy < (face[1] + face[3]) / 2 else (2,))
@@ -824,6 +832,34 @@ class CardDetector:
         k = int(p.argmax())
         return names[k], float(p[k] / total), fused
 
+    def _read_indices(self, image: np.ndarray, index_xyxy: np.ndarray,
+                      face_xyxy: np.ndarray, owner: np.ndarray
+                      ) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """Read each index box at the turns :meth:`_index_turns` allows; an index of no
+        card box of its own is read first at the one turn its place against the nearest
+        card box gives (:attr:`LONE_TURN_FROM_CARD`), and at the other only when that read
+        finds no card."""
+        if not len(index_xyxy):
+            return [], np.zeros(0, np.float32), np.zeros((0, len(self.classifier.names)),
+                                                         np.float32)
+        every = self._index_turns(index_xyxy, face_xyxy, owner)
+        turns = self._index_turns(index_xyxy, face_xyxy, owner,
+                                  lone_from_card=self.LONE_TURN_FROM_CARD)
+        codes, conf, probs = self.classifier.read_boxes_probabilities(image, index_xyxy,
+                                                                      turns)
+        codes, conf = list(codes), np.asarray(conf, np.float32)
+        again = [i for i, (t, a) in enumerate(zip(turns, every, strict=True))
+                 if t != a and (codes[i] == "none" or conf[i] < self.min_code_conf)]
+        if again:
+            rest = [tuple(k for k in (every[i] or (0, 1, 2, 3)) if k not in (turns[i] or ()))
+                    for i in again]
+            c2, p2, r2 = self.classifier.read_boxes_probabilities(
+                image, index_xyxy[again], rest)
+            for j, i in enumerate(again):
+                if c2[j] != "none" and (codes[i] == "none" or p2[j] > conf[i]):
+                    codes[i], conf[i], probs[i] = c2[j], p2[j], r2[j]
+        return codes, conf, probs
+
     def group(self, image: np.ndarray, dets: Detections) -> Detections:
         """Read the indices and report each physical card once (with its face's read
         multiplied in where a face reader is loaded and the card's outline is found)."""
@@ -832,10 +868,7 @@ class CardDetector:
         backs = dets[dets.class_id == BACK]
         face_found, face_probs = self._read_faces(image, faces.xyxy)
         owner = self._index_owner(idx.xyxy, faces.xyxy)
-        turns = self._index_turns(idx.xyxy, faces.xyxy, owner)
-        codes, code_conf, code_probs = (
-            self.classifier.read_boxes_probabilities(image, idx.xyxy, turns) if len(idx)
-            else ([], [], np.zeros((0, len(self.classifier.names)), np.float32)))
+        codes, code_conf, code_probs = self._read_indices(image, idx.xyxy, faces.xyxy, owner)
         if len(idx) and len(faces) and self.turned_reads != "off":
             codes, code_conf, code_probs = self._read_turned(
                 image, idx.xyxy, faces.xyxy, owner, list(codes),

@@ -104,6 +104,62 @@ def test_index_turn_follows_the_corner_of_its_card():
                                      face[:1]).tolist() == [-1]
 
 
+class _TurnReader:
+    """A reader that reads box i as ``codes[i]`` only at the quarter turn ``right[i]``
+    (no card at any other), and records the turns it was asked to try."""
+
+    names = ["AS", "KH", "none"]
+
+    def __init__(self, codes, right):
+        self.codes, self.right, self.asked = codes, right, []
+
+    def read_boxes_probabilities(self, image, boxes, turns=None):
+        self.asked.append([tuple(t) if t is not None else None for t in turns])
+        out_codes, confs, rows = [], [], []
+        for box, tried in zip(boxes, turns, strict=True):
+            i = next(j for j, b in enumerate(self.boxes) if np.allclose(b, box))
+            hit = self.right[i] in (tried or (0, 1, 2, 3))
+            row = np.zeros(3, np.float32)
+            row[self.names.index(self.codes[i]) if hit else 2] = 0.9
+            row[2 if hit else 0] += 0.1
+            k = int(row.argmax())
+            out_codes.append(self.names[k])
+            confs.append(float(row[k]))
+            rows.append(row)
+        return out_codes, np.asarray(confs, np.float32), np.asarray(rows)
+
+
+def test_a_strip_off_its_card_is_read_at_the_turn_its_place_gives_then_at_the_other():
+    face = np.array([100, 100, 160, 190], np.float32)
+    above = np.array([102, 80, 110, 98], np.float32)  # a strip above the card: upright
+    below = np.array([150, 192, 158, 210], np.float32)  # below it: taken as upside down
+    strips = np.stack([above, below])
+    assert CardDetector._index_turns(strips, face[None], lone_from_card=True) == [(0,), (2,)]
+    assert CardDetector._index_turns(strips, face[None]) == [(0, 2), (0, 2)]
+    dets = Detections.create(np.stack([face, above, below]), np.array([0.9, 0.8, 0.8]),
+                             [FACE, INDEX, INDEX])
+    # the strip below truly lies upright (0): its one-turn read finds no card, and it is
+    # read again at the turn not tried
+    reader = _TurnReader(["AS", "KH"], [0, 0])
+    reader.boxes = [above, below]
+    detector = CardDetector(_NoLocaliser(), reader, min_code_conf=0.3)
+    detector._read_corners = lambda image, faces: [(None, 0.0, None)] * len(faces)
+    cards = detector.group(np.zeros((300, 300, 3), np.uint8), dets)
+    assert sorted(cards.code.tolist()) == ["AS", "KH"]
+    assert reader.asked == [[(0,), (2,)], [(0,)]]
+    # both reads right at the first turn: one reading, one crop each
+    reader = _TurnReader(["AS", "KH"], [0, 2])
+    reader.boxes = [above, below]
+    detector.classifier = reader
+    assert sorted(detector.group(np.zeros((300, 300, 3), np.uint8), dets).code) == \
+        ["AS", "KH"]
+    assert reader.asked == [[(0,), (2,)]]
+    detector.LONE_TURN_FROM_CARD = False
+    reader.asked = []
+    detector.group(np.zeros((300, 300, 3), np.uint8), dets)
+    assert reader.asked == [[(0, 2), (0, 2)]]
+
+
 def test_candidate_turns_come_from_the_box_shape():
     from vision.identify import candidate_turns
 
