@@ -591,6 +591,20 @@ class Tracker:
             codes = [c for c, k in zip(codes, keep, strict=True) if k]
         return codes, doubtful
 
+    #: a hidden card of the seat read as a column's new top is likely only when it may
+    #: lie on that column (a card drawn and played unseen still obeys the rules)
+    HIDDEN_FITS_COLUMN = True
+
+    def _fits_column(self, code: str, place: str) -> bool:
+        """Whether ``code`` may be laid on the column ``place`` as the engine has it:
+        alternating colours, one rank lower (any card on an empty column)."""
+        exp = self._expected(place)
+        if not exp or code in ("back", "JK") or exp[-1] not in ALL_CODES or \
+                code not in ALL_CODES:
+            return True
+        card, exposed = Card.parse(code), Card.parse(exp[-1])
+        return card.is_red != exposed.is_red and card.rank == exposed.rank - 1
+
     def _prior(self, place: str, code: str, exp: tuple[str, ...], top: bool) -> float:
         """How well ``code`` read at ``place`` fits the engine's table: 1 for the card
         the engine has there or a card that may land there now, 0.5 for a hidden card of
@@ -635,7 +649,9 @@ class Tracker:
             if not top:
                 return self.UNLIKELY
             if hidden:
-                return 0.5  # drawn and played between two views
+                # drawn and played between two views: only onto a column it may go on
+                return 0.5 if not self.HIDDEN_FITS_COLUMN or \
+                    self._fits_column(code, place) else self.UNLIKELY
             try:
                 legal = table.is_legal(Move(seat, code, str(where), place))
             except (ValueError, ImpossibleAction):

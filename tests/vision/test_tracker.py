@@ -537,6 +537,33 @@ def test_a_persistent_misread_is_resolved_by_the_readers_alternative_that_fits()
     assert tr2.table.layouts[0].nertz[-1].code == "8H"
 
 
+
+def _misread_on_column(fits: bool) -> tuple[Tracker, list[dict]]:
+    """Seat 0's waste shows QH on top; the QH leaves it and its KS column shows a new top
+    read AH (the reader's next reads QH, AD) in every frame."""
+    tr = Tracker(HouseRules(), 2)
+    tr.HIDDEN_FITS_COLUMN = fits
+    nertz = {0: "10C", 1: "5D"}
+    alts = {("seat0:river0", "AH"): (("QH", 0.2), ("AD", 0.1))}
+    frames = [_table(nertz)] * 4 + \
+        [_table(nertz, {"seat0:waste": ["4C", "8S", "QH"]})] * 10 + \
+        [_table(nertz, {"seat0:waste": ["4C", "8S"], "seat0:river0": ["KS", "AH"]})] * 30
+    events: list[dict] = []
+    for n, places in enumerate(frames):
+        events += tr.update(_obs_alts(n, places, alts))
+    return tr, events
+
+
+def test_a_hidden_card_read_on_a_column_it_cannot_lie_on_gives_way_to_a_read_that_fits():
+    # an AH drawn and played unseen could explain the read only by breaking the rules;
+    # the QH that left the waste fits the KS: it is the card, and nobody is flagged
+    tr, events = _misread_on_column(True)
+    assert _moves(events) == [(0, "QH", "seat0:waste", "seat0:river0")]
+    assert not [e for e in events if e["type"] == "flag"]
+    tr, events = _misread_on_column(False)
+    assert _moves(events) == [(0, "AH", "seat0:waste", "seat0:river0")]
+    assert [e["rule"] for e in events if e["type"] == "flag"] == ["river_rank"]
+
 def test_a_pile_read_ranks_up_takes_the_readers_next_rank_alternative():
     # seat 0's 2S goes on its AS, and the pile reads 4S in every frame with 2S as the
     # reader's next read (a persistent misread of a deck's index): 2S is the move, not a
