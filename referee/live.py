@@ -35,11 +35,64 @@ from rules.simulator import simulate_round
 from rules.table import ImpossibleAction, OrderError, Table
 
 __all__ = ["Batch", "RoundEngine", "SourceError", "VisionPipeline", "log_source",
-           "open_source", "rebuild", "video_source"]
+           "open_source", "rebuild", "revisions", "video_source"]
 
 
 class SourceError(ValueError):
     """A source that cannot be opened or read; the message says why in one line."""
+
+
+#: the event types a tracker's revised history can change after they were announced
+REVISED_TYPES = ("move", "retract", "flag")
+
+
+def _revised_key(event: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(event.get(k) for k in ("type", "seat", "card", "from", "to", "n", "rule",
+                                        "place"))
+
+
+def _same_action(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    """Whether ``new`` is ``old`` revised: the same seat's move (or retract) from the same
+    place, renumbered (another lake pile) or renamed (another code); a flag of the same seat,
+    card and rule on another place."""
+    if old.get("type") != new.get("type") or old.get("seat") != new.get("seat"):
+        return False
+    if old["type"] == "flag":
+        return old.get("card") == new.get("card") and old.get("rule") == new.get("rule")
+    return old.get("from") == new.get("from") and (old.get("card") == new.get("card")
+                                                   or old.get("to") == new.get("to"))
+
+
+def revisions(stored: list[tuple[int, dict[str, Any]]], final: list[dict[str, Any]]
+              ) -> tuple[list[tuple[int, str, dict[str, Any] | None]], list[dict[str, Any]]]:
+    """What brings a round's stored events in line with a source's revised history: the
+    corrections ``(seq, "replace" | "delete", event)`` of stored moves, retracts and flags
+    that the history no longer holds as they are (a renumbered or renamed move is
+    replaced, a dropped one deleted), and the history's events never stored (to append).
+    ``stored``: (seq, event) as recorded with corrections applied; ``final``: the source's
+    whole history (other types are left alone)."""
+    pool: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for e in final:
+        if e.get("type") in REVISED_TYPES:
+            pool.setdefault(_revised_key(e), []).append(e)
+    stale = []
+    for seq, e in stored:
+        if e.get("type") not in REVISED_TYPES:
+            continue
+        same = pool.get(_revised_key(e))
+        if same:
+            same.pop(0)
+        else:
+            stale.append((seq, e))
+    rest = sorted((e for same in pool.values() for e in same), key=lambda e: e["t_ms"])
+    fixes: list[tuple[int, str, dict[str, Any] | None]] = []
+    for seq, e in stale:
+        k = next((i for i, f in enumerate(rest) if _same_action(e, f)), None)
+        if k is None:
+            fixes.append((seq, "delete", None))
+        else:
+            fixes.append((seq, "replace", {**rest.pop(k), "t_ms": e["t_ms"]}))
+    return fixes, rest
 
 
 class RoundEngine:

@@ -41,7 +41,7 @@ from rules.log import LogError, replay, write_log
 from rules.moves import ACTION_TYPES
 from rules.scoring import Match, RoundScore
 
-from .live import Batch, RoundEngine, SourceError, VisionPipeline, open_source, rebuild
+from .live import Batch, RoundEngine, SourceError, VisionPipeline, open_source, rebuild, revisions
 from .store import NotFound, Store, StoreError
 
 __all__ = ["ServiceError", "create_app"]
@@ -185,6 +185,8 @@ class RoundSession:
         self.problems: deque[str] = deque(maxlen=50)
         self.error: str | None = None
         self.lock = asyncio.Lock()
+        #: the vision tracker's history revision the stored events are in line with
+        self.revision = 0
         self._t0 = time.monotonic()
         self.sync_clock()
 
@@ -257,11 +259,11 @@ class Service:
                 "state": s.engine.state(), "standings": self.standings(s.table_id, cached=True)}
 
     def record(self, s: RoundSession, events: list[dict[str, Any]], origin: str,
-               pos: int | None = None) -> list[dict[str, Any]]:
+               pos: int | None = None, may_end: bool = True) -> list[dict[str, Any]]:
         """Commit events, then announce them; returns them with their seq."""
         if not events and pos is None:
             return []
-        ending = s.engine.ended and s.round_id in self.sessions
+        ending = may_end and s.engine.ended and s.round_id in self.sessions
         try:
             ids = self.store.append_events(s.round_id, events, origin, source_pos=pos,
                                            score=s.engine.score(),
@@ -287,6 +289,49 @@ class Service:
             if s.task is not None and s.task is not asyncio.current_task():
                 s.task.cancel()
         return out
+
+    def record_revised(self, s: RoundSession, events: list[dict[str, Any]], origin: str,
+                       pos: int | None = None) -> list[dict[str, Any]]:
+        """:meth:`record`, with the stored events brought in line with the vision
+        tracker's history after it (:meth:`revise`); a batch that ends the round is stored
+        up to its end first, so that what the revision adds lies before the round's end."""
+        if s.pipeline is None:
+            return self.record(s, events, origin, pos)
+        end = next((i for i, e in enumerate(events) if e.get("type") == "round_end"), None)
+        if end is None:
+            out = self.record(s, events, origin, pos)
+            self.revise(s)
+            return out
+        out = self.record(s, events[:end], origin, may_end=False)
+        self.revise(s)
+        return out + self.record(s, events[end:], origin, pos)
+
+    def revise(self, s: RoundSession) -> None:
+        """When the vision tracker has rewritten its history since the last look (a move
+        dropped, renamed, renumbered, put before others; flags decided again), record
+        corrections by "tracker" of the stored events it no longer holds as they are, and
+        append what it holds that was never stored (see :func:`referee.live.revisions`).
+        The scores do not change: they come from the tracker already."""
+        tracker = getattr(s.pipeline, "tracker", None)
+        if tracker is None or tracker.revision == s.revision:
+            return
+        s.revision = tracker.revision
+        fixes, new = revisions(self.store.effective_events(s.round_id), tracker.log())
+        if not fixes and not new:
+            return
+        score = s.engine.score()
+        why = "the tracker revised its history: later frames explained earlier ones"
+        for seq, action, event in fixes:
+            self.store.add_correction(s.round_id, seq, action, event, "tracker", why, score,
+                                      score)
+        if new:
+            ids = self.store.append_events(s.round_id, new, "tracker", score=score)
+            for (gid, seq), event in zip(ids, new, strict=True):
+                self.publish(s.table_id, {"kind": "event", "round_id": s.round_id, "id": gid,
+                                          "seq": seq, "event": event})
+        self.publish(s.table_id, {"kind": "correction", "round_id": s.round_id,
+                                  "score": score, "who": "tracker", "why": why,
+                                  "standings": self.standings(s.table_id, cached=True)})
 
     def problem(self, s: RoundSession, messages: list[str]) -> None:
         for m in messages:
@@ -383,7 +428,7 @@ class Service:
                         s.jpeg = batch.jpeg
                     if s.round_id not in self.sessions:
                         return
-                    self.record(s, out, "source", pos=batch.pos)
+                    self.record_revised(s, out, "source", pos=batch.pos)
                     if s.engine.ended:
                         return
             async with s.lock:
@@ -412,12 +457,12 @@ class Service:
                     self.problem(s, probs)
             if not out:
                 raise ServiceError("the call could not be recorded (the round is over?)", 409)
-            return self.record(s, out, "call")
+            return self.record_revised(s, out, "call")
 
     async def end_round(self, s: RoundSession, reason: str) -> list[dict[str, Any]]:
         async with s.lock:
             out = s.engine.end(reason, s.clock())
-            recorded = self.record(s, out, "referee")
+            recorded = self.record_revised(s, out, "referee")
         if s.task is not None:
             s.task.cancel()
         return recorded
@@ -460,7 +505,7 @@ class Service:
                 recorded, probs = s.engine.feed(event)
                 out.extend(recorded)
                 self.problem(s, probs)
-            return self.record(s, out, "source")
+            return self.record_revised(s, out, "source")
 
     # --- reading rounds ---------------------------------------------------------------
     def round_log(self, round_id: int) -> tuple[list[dict[str, Any]], RoundEngine, list[str]]:

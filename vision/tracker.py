@@ -167,6 +167,10 @@ class Tracker:
         self.finished = False
         self.end_inferred = False
         self.last_good_frame = -1
+        #: how many times the history already announced was rewritten (a move dropped,
+        #: renamed, renumbered or put before others, flags decided again): a live
+        #: consumer brings what it stored in line with :meth:`log` when this changes
+        self.revision = 0
 
     # --- public API -------------------------------------------------------------------
     def update(self, obs: Observation) -> list[dict[str, Any]]:
@@ -1321,6 +1325,7 @@ class Tracker:
         except (ImpossibleAction, OrderError, ValueError):
             return False
         self.table = fresh
+        self.revision += 1
         if isinstance(move, Move | Retract):
             owner = self._owner(move)
             self.known.add((owner, move.card))
@@ -1410,6 +1415,7 @@ class Tracker:
                     for p in fresh.lake[j].placements):
                 continue  # (retractable: on top, or misplaced under later cards)
             self.records, self.table = records, fresh
+            self.revision += 1
             return True
         return False
 
@@ -1628,6 +1634,7 @@ class Tracker:
         for rec, new in zip(records, flags, strict=True):
             rec.flags = new
         self.records, self.table = records, fresh
+        self.revision += 1
         return True
 
     #: when a card seen leaving its place lands one rank above a lake pile of the other
