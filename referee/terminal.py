@@ -25,7 +25,7 @@ import cv2
 
 from rules import HouseRules
 
-from .live import RoundEngine, SourceError, VisionPipeline
+from .live import RoundEngine, SourceError, VisionPipeline, revisions
 from .store import Store
 
 __all__ = ["LiveError", "LiveSession", "keys", "open_capture", "run"]
@@ -87,6 +87,7 @@ class LiveSession:
         self.frames = 0
         self.recorded = 0
         self.presses: list[tuple[int, int]] = []
+        self.revision = 0  # the tracker's history revision the store is in line with
 
     def _commit(self, reported: list[dict[str, Any]], pos: int | None = None) -> None:
         out: list[dict[str, Any]] = []
@@ -98,13 +99,41 @@ class LiveSession:
             if e["type"] == "call" and self.presses:
                 self.presses = [p for p in self.presses if p[0] != e.get("seat")
                                 or p[1] > e["t_ms"]]
+        end = next((i for i, e in enumerate(out) if e["type"] == "round_end"), None)
+        if end is None:
+            self._append(out, pos)
+            self._revise()
+        else:  # what the tracker's revision adds goes before the round's end
+            self._append(out[:end], None, may_end=False)
+            self._revise()
+            self._append(out[end:], pos)
+
+    def _append(self, out: list[dict[str, Any]], pos: int | None, may_end: bool = True
+                ) -> None:
         if not out:
             return
         self.store.append_events(self.round_id, out, "source", source_pos=pos,
                                  score=self.engine.score(),
-                                 end_status="ended" if self.engine.ended else None)
+                                 end_status="ended" if may_end and self.engine.ended
+                                 else None)
         self.recorded += len(out)
         self.recent.extend(out)
+
+    def _revise(self) -> None:
+        """The tracker rewrote what it announced: corrections by "tracker" of the stored
+        events, and its moves never stored appended (:func:`referee.live.revisions`)."""
+        tracker = self.pipeline.tracker
+        if tracker.revision == self.revision:
+            return
+        self.revision = tracker.revision
+        fixes, new = revisions(self.store.effective_events(self.round_id), tracker.log())
+        score = self.engine.score()
+        for seq, action, event in fixes:
+            self.store.add_correction(self.round_id, seq, action, event, "tracker",
+                                      "the tracker revised its history: later frames "
+                                      "explained earlier ones", score, score)
+        if new and not self.engine.ended:
+            self._append(new, None, may_end=False)
 
     def frame(self, image: Any, n: int, t_ms: int) -> None:
         """One frame through the pipeline; its events committed."""

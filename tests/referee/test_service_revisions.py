@@ -154,3 +154,35 @@ def test_a_live_round_stores_the_trackers_revised_history_as_corrections(
         assert {f["action"] for f in fixes} == {"replace", "delete"}
         assert rnd["score"]["lake_cards"] == [3, 1]
         assert recorded[-1]["type"] == "round_end"
+
+
+def test_nertz_live_stores_the_trackers_revised_history_as_corrections(
+        tmp_path: Path, clip: tuple[Path, Path]) -> None:
+    from referee.store import Store
+    from referee.terminal import LiveSession
+    from rules import HouseRules
+
+    video, labels = clip
+    db = tmp_path / "live.db"
+    session = LiveSession(db, 2, HouseRules(), {"kind": "video"}, labels=labels)
+    cap = cv2.VideoCapture(str(video))
+    n = 0
+    while True:
+        ok, image = cap.read()
+        if not ok:
+            break
+        session.frame(image, n, n * 100)
+        n += 1
+    cap.release()
+    session.finish()
+    store = Store(db)
+    effective = [e for _q, e in store.effective_events(session.round_id)]
+    moves = [(e["card"], e["to"]) for e in effective if e["type"] == "move"]
+    assert sorted(moves) == sorted([("AD", "lake:0"), ("AH", "lake:1"), ("2D", "lake:0"),
+                                    ("3D", "lake:0")])
+    assert not [e for e in effective if e["type"] == "flag"]
+    assert effective[-1]["type"] == "round_end"
+    assert {c["who"] for c in store.corrections(session.round_id)} == {"tracker"}
+    recorded = [x["event"] for x in store.events(session.round_id)]
+    assert ("AH", "lake:0") in [(e.get("card"), e.get("to")) for e in recorded]
+    store.close()
