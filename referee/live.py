@@ -22,7 +22,7 @@ import asyncio
 import json
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,7 @@ from rules.simulator import simulate_round
 from rules.table import ImpossibleAction, OrderError, Table
 
 __all__ = ["Batch", "RoundEngine", "SourceError", "VisionPipeline", "log_source",
-           "open_source", "rebuild", "revisions", "video_source"]
+           "open_source", "rebuild", "revisions", "stored_for_revision", "video_source"]
 
 
 class SourceError(ValueError):
@@ -63,18 +63,26 @@ def _same_action(old: dict[str, Any], new: dict[str, Any]) -> bool:
                                                    or old.get("to") == new.get("to"))
 
 
-def revisions(stored: list[tuple[int, dict[str, Any]]], final: list[dict[str, Any]]
+def revisions(stored: list[tuple[int, dict[str, Any]]], final: list[dict[str, Any]],
+              settled: Sequence[dict[str, Any]] = ()
               ) -> tuple[list[tuple[int, str, dict[str, Any] | None]], list[dict[str, Any]]]:
     """What brings a round's stored events in line with a source's revised history: the
     corrections ``(seq, "replace" | "delete", event)`` of stored moves, retracts and flags
     that the history no longer holds as they are (a renumbered or renamed move is
     replaced, a dropped one deleted), and the history's events never stored (to append).
-    ``stored``: (seq, event) as recorded with corrections applied; ``final``: the source's
-    whole history (other types are left alone)."""
+    ``stored``: (seq, event) as recorded with the source's own corrections applied;
+    ``final``: the source's whole history (other types are left alone); ``settled``: the
+    events as the source reported them that a person has corrected since (leave out of
+    ``stored``): they stand for their like in the history, and are never revised."""
     pool: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for e in final:
         if e.get("type") in REVISED_TYPES:
             pool.setdefault(_revised_key(e), []).append(e)
+    for e in settled:  # (its like as it is, or revised)
+        same = pool.get(_revised_key(e)) or next(
+            (lst for lst in pool.values() if lst and _same_action(e, lst[0])), None)
+        if same:
+            same.pop(0)
     stale = []
     for seq, e in stored:
         if e.get("type") not in REVISED_TYPES:
@@ -93,6 +101,22 @@ def revisions(stored: list[tuple[int, dict[str, Any]]], final: list[dict[str, An
         else:
             fixes.append((seq, "replace", {**rest.pop(k), "t_ms": e["t_ms"]}))
     return fixes, rest
+
+
+def stored_for_revision(store: Any, round_id: int
+                        ) -> tuple[list[tuple[int, dict[str, Any]]], list[dict[str, Any]]]:
+    """(``stored``, ``settled``) of :func:`revisions` from a round's store: the events
+    with the tracker's own corrections applied, and, apart, the reported events a person
+    corrected (their correction stands)."""
+    people = {c["seq"] for c in store.corrections(round_id) if c["who"] != "tracker"}
+    effective = dict(store.effective_events(round_id))
+    stored, settled = [], []
+    for row in store.events(round_id):
+        if row["seq"] in people:
+            settled.append(row["event"])
+        elif row["seq"] in effective:
+            stored.append((row["seq"], effective[row["seq"]]))
+    return stored, settled
 
 
 class RoundEngine:

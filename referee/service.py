@@ -41,7 +41,16 @@ from rules.log import LogError, replay, write_log
 from rules.moves import ACTION_TYPES
 from rules.scoring import Match, RoundScore
 
-from .live import Batch, RoundEngine, SourceError, VisionPipeline, open_source, rebuild, revisions
+from .live import (
+    Batch,
+    RoundEngine,
+    SourceError,
+    VisionPipeline,
+    open_source,
+    rebuild,
+    revisions,
+    stored_for_revision,
+)
 from .store import NotFound, Store, StoreError
 
 __all__ = ["ServiceError", "create_app"]
@@ -316,7 +325,8 @@ class Service:
         if tracker is None or tracker.revision == s.revision:
             return
         s.revision = tracker.revision
-        fixes, new = revisions(self.store.effective_events(s.round_id), tracker.log())
+        stored, settled = stored_for_revision(self.store, s.round_id)
+        fixes, new = revisions(stored, tracker.log(), settled)
         if not fixes and not new:
             return
         score = s.engine.score()

@@ -25,7 +25,7 @@ import cv2
 
 from rules import HouseRules
 
-from .live import RoundEngine, SourceError, VisionPipeline, revisions
+from .live import RoundEngine, SourceError, VisionPipeline, revisions, stored_for_revision
 from .store import Store
 
 __all__ = ["LiveError", "LiveSession", "keys", "open_capture", "run"]
@@ -126,7 +126,8 @@ class LiveSession:
         if tracker.revision == self.revision:
             return
         self.revision = tracker.revision
-        fixes, new = revisions(self.store.effective_events(self.round_id), tracker.log())
+        stored, settled = stored_for_revision(self.store, self.round_id)
+        fixes, new = revisions(stored, tracker.log(), settled)
         score = self.engine.score()
         for seq, action, event in fixes:
             self.store.add_correction(self.round_id, seq, action, event, "tracker",

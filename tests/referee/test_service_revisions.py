@@ -57,6 +57,11 @@ def test_revisions_replace_renumbered_and_renamed_moves_delete_dropped_ones_add_
     assert [(e["card"], e["to"]) for e in new] == [("AD", "lake:0")]
     # nothing revised: nothing to do (draws and other types are left alone)
     assert revisions([(1, final[1]), (2, final[2])], final[:3]) == ([], [])
+    # a person corrected seq 2 (the AH's move): it is never revised, and it stands for the
+    # tracker's AH move (not appended again)
+    fixes, new = revisions([q for q in stored if q[0] != 2], final, settled=[stored[1][1]])
+    assert 2 not in [seq for seq, _a, _e in fixes]
+    assert [(e["card"], e["to"]) for e in new] == [("AD", "lake:0")]
 
 
 def _table(nertz: dict[int, str], extra: dict[str, list[str]] | None = None
