@@ -334,7 +334,7 @@ class Service:
         for seq, action, event in fixes:
             self.store.add_correction(s.round_id, seq, action, event, "tracker", why, score,
                                       score)
-        if new:
+        if new and self.store.round(s.round_id)["status"] == "running":
             ids = self.store.append_events(s.round_id, new, "tracker", score=score)
             for (gid, seq), event in zip(ids, new, strict=True):
                 self.publish(s.table_id, {"kind": "event", "round_id": s.round_id, "id": gid,
