@@ -35,7 +35,8 @@ from rules.simulator import simulate_round
 from rules.table import ImpossibleAction, OrderError, Table
 
 __all__ = ["Batch", "RoundEngine", "SourceError", "VisionPipeline", "log_source",
-           "open_source", "rebuild", "revisions", "stored_for_revision", "video_source"]
+           "open_source", "rebuild", "revisions", "split_at_end", "store_revisions",
+           "video_source"]
 
 
 class SourceError(ValueError):
@@ -103,11 +104,17 @@ def revisions(stored: list[tuple[int, dict[str, Any]]], final: list[dict[str, An
     return fixes, rest
 
 
-def stored_for_revision(store: Any, round_id: int
-                        ) -> tuple[list[tuple[int, dict[str, Any]]], list[dict[str, Any]]]:
-    """(``stored``, ``settled``) of :func:`revisions` from a round's store: the events
-    with the tracker's own corrections applied, and, apart, the reported events a person
-    corrected (their correction stands)."""
+#: why the stored events of a vision round are corrected by "tracker"
+REVISED_WHY = "the tracker revised its history: later frames explained earlier ones"
+
+
+def store_revisions(store: Any, round_id: int, tracker: Any, score: dict[str, Any] | None
+                    ) -> tuple[int, list[tuple[int, int, dict[str, Any]]]]:
+    """Bring a round's stored events in line with its vision tracker's history
+    (:func:`revisions`): corrections by "tracker" in the store's audit trail, and the
+    events never stored appended while the round is running. A person's correction
+    stands: the event as reported stands for its like and is never revised. Returns the
+    number of corrections and the appended events as (id, seq, event)."""
     people = {c["seq"] for c in store.corrections(round_id) if c["who"] != "tracker"}
     effective = dict(store.effective_events(round_id))
     stored, settled = [], []
@@ -116,7 +123,24 @@ def stored_for_revision(store: Any, round_id: int
             settled.append(row["event"])
         elif row["seq"] in effective:
             stored.append((row["seq"], effective[row["seq"]]))
-    return stored, settled
+    fixes, new = revisions(stored, tracker.log(), settled)
+    for seq, action, event in fixes:
+        store.add_correction(round_id, seq, action, event, "tracker", REVISED_WHY, score,
+                             score)
+    appended: list[tuple[int, int, dict[str, Any]]] = []
+    if new and store.round(round_id)["status"] == "running":
+        ids = store.append_events(round_id, new, "tracker", score=score)
+        appended = [(gid, seq, e) for (gid, seq), e in zip(ids, new, strict=True)]
+    return len(fixes), appended
+
+
+def split_at_end(events: list[dict[str, Any]]
+                 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(the events before the round's end, the end and what follows it): what a revision
+    appends goes in between."""
+    end = next((i for i, e in enumerate(events) if e.get("type") == "round_end"),
+               len(events))
+    return events[:end], events[end:]
 
 
 class RoundEngine:

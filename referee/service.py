@@ -42,14 +42,15 @@ from rules.moves import ACTION_TYPES
 from rules.scoring import Match, RoundScore
 
 from .live import (
+    REVISED_WHY,
     Batch,
     RoundEngine,
     SourceError,
     VisionPipeline,
     open_source,
     rebuild,
-    revisions,
-    stored_for_revision,
+    split_at_end,
+    store_revisions,
 )
 from .store import NotFound, Store, StoreError
 
@@ -306,42 +307,33 @@ class Service:
         up to its end first, so that what the revision adds lies before the round's end."""
         if s.pipeline is None:
             return self.record(s, events, origin, pos)
-        end = next((i for i, e in enumerate(events) if e.get("type") == "round_end"), None)
-        if end is None:
+        before, end = split_at_end(events)
+        if not end:
             out = self.record(s, events, origin, pos)
             self.revise(s)
             return out
-        out = self.record(s, events[:end], origin, may_end=False)
+        out = self.record(s, before, origin, may_end=False)
         self.revise(s)
-        return out + self.record(s, events[end:], origin, pos)
+        return out + self.record(s, end, origin, pos)
 
     def revise(self, s: RoundSession) -> None:
         """When the vision tracker has rewritten its history since the last look (a move
-        dropped, renamed, renumbered, put before others; flags decided again), record
-        corrections by "tracker" of the stored events it no longer holds as they are, and
-        append what it holds that was never stored (see :func:`referee.live.revisions`).
-        The scores do not change: they come from the tracker already."""
+        dropped, renamed, renumbered, put before others; flags decided again), store that
+        (:func:`referee.live.store_revisions`) and announce it. The scores do not change:
+        they come from the tracker already."""
         tracker = getattr(s.pipeline, "tracker", None)
         if tracker is None or tracker.revision == s.revision:
             return
         s.revision = tracker.revision
-        stored, settled = stored_for_revision(self.store, s.round_id)
-        fixes, new = revisions(stored, tracker.log(), settled)
-        if not fixes and not new:
-            return
         score = s.engine.score()
-        why = "the tracker revised its history: later frames explained earlier ones"
-        for seq, action, event in fixes:
-            self.store.add_correction(s.round_id, seq, action, event, "tracker", why, score,
-                                      score)
-        if new and self.store.round(s.round_id)["status"] == "running":
-            ids = self.store.append_events(s.round_id, new, "tracker", score=score)
-            for (gid, seq), event in zip(ids, new, strict=True):
-                self.publish(s.table_id, {"kind": "event", "round_id": s.round_id, "id": gid,
-                                          "seq": seq, "event": event})
-        self.publish(s.table_id, {"kind": "correction", "round_id": s.round_id,
-                                  "score": score, "who": "tracker", "why": why,
-                                  "standings": self.standings(s.table_id, cached=True)})
+        fixed, appended = store_revisions(self.store, s.round_id, tracker, score)
+        for gid, seq, event in appended:
+            self.publish(s.table_id, {"kind": "event", "round_id": s.round_id, "id": gid,
+                                      "seq": seq, "event": event})
+        if fixed or appended:
+            self.publish(s.table_id, {"kind": "correction", "round_id": s.round_id,
+                                      "score": score, "who": "tracker", "why": REVISED_WHY,
+                                      "standings": self.standings(s.table_id, cached=True)})
 
     def problem(self, s: RoundSession, messages: list[str]) -> None:
         for m in messages:

@@ -25,7 +25,7 @@ import cv2
 
 from rules import HouseRules
 
-from .live import RoundEngine, SourceError, VisionPipeline, revisions, stored_for_revision
+from .live import RoundEngine, SourceError, VisionPipeline, split_at_end, store_revisions
 from .store import Store
 
 __all__ = ["LiveError", "LiveSession", "keys", "open_capture", "run"]
@@ -99,14 +99,14 @@ class LiveSession:
             if e["type"] == "call" and self.presses:
                 self.presses = [p for p in self.presses if p[0] != e.get("seat")
                                 or p[1] > e["t_ms"]]
-        end = next((i for i, e in enumerate(out) if e["type"] == "round_end"), None)
-        if end is None:
+        before, end = split_at_end(out)
+        if not end:
             self._append(out, pos)
             self._revise()
         else:  # what the tracker's revision adds goes before the round's end
-            self._append(out[:end], None, may_end=False)
+            self._append(before, None, may_end=False)
             self._revise()
-            self._append(out[end:], pos)
+            self._append(end, pos)
 
     def _append(self, out: list[dict[str, Any]], pos: int | None, may_end: bool = True
                 ) -> None:
@@ -120,21 +120,16 @@ class LiveSession:
         self.recent.extend(out)
 
     def _revise(self) -> None:
-        """The tracker rewrote what it announced: corrections by "tracker" of the stored
-        events, and its moves never stored appended (:func:`referee.live.revisions`)."""
+        """The tracker rewrote what it announced: stored as corrections by "tracker" and
+        its moves never stored appended (:func:`referee.live.store_revisions`)."""
         tracker = self.pipeline.tracker
         if tracker.revision == self.revision:
             return
         self.revision = tracker.revision
-        stored, settled = stored_for_revision(self.store, self.round_id)
-        fixes, new = revisions(stored, tracker.log(), settled)
-        score = self.engine.score()
-        for seq, action, event in fixes:
-            self.store.add_correction(self.round_id, seq, action, event, "tracker",
-                                      "the tracker revised its history: later frames "
-                                      "explained earlier ones", score, score)
-        if new and not self.engine.ended:
-            self._append(new, None, may_end=False)
+        _fixed, appended = store_revisions(self.store, self.round_id, tracker,
+                                           self.engine.score())
+        self.recorded += len(appended)
+        self.recent.extend(e for _gid, _seq, e in appended)
 
     def frame(self, image: Any, n: int, t_ms: int) -> None:
         """One frame through the pipeline; its events committed."""

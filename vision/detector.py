@@ -842,17 +842,17 @@ class CardDetector:
         if not len(index_xyxy):
             return [], np.zeros(0, np.float32), np.zeros((0, len(self.classifier.names)),
                                                          np.float32)
-        every = self._index_turns(index_xyxy, face_xyxy, owner)
         turns = self._index_turns(index_xyxy, face_xyxy, owner,
                                   lone_from_card=self.LONE_TURN_FROM_CARD)
         codes, conf, probs = self.classifier.read_boxes_probabilities(image, index_xyxy,
                                                                       turns)
         codes, conf = list(codes), np.asarray(conf, np.float32)
-        again = [i for i, (t, a) in enumerate(zip(turns, every, strict=True))
-                 if t != a and (codes[i] == "none" or conf[i] < self.min_code_conf)]
+        # (a box of no card of its own given one turn: the other is the half turn)
+        again = [i for i, t in enumerate(turns)
+                 if owner[i] < 0 and t is not None and len(t) == 1
+                 and (codes[i] == "none" or conf[i] < self.min_code_conf)]
         if again:
-            rest = [tuple(k for k in (every[i] or (0, 1, 2, 3)) if k not in (turns[i] or ()))
-                    for i in again]
+            rest = [((turns[i][0] + 2) % 4,) for i in again]  # type: ignore[index]
             c2, p2, r2 = self.classifier.read_boxes_probabilities(
                 image, index_xyxy[again], rest)
             for j, i in enumerate(again):

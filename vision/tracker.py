@@ -601,10 +601,10 @@ class Tracker:
 
     def _fits_column(self, code: str, place: str) -> bool:
         """Whether ``code`` may be laid on the column ``place`` as the engine has it:
-        alternating colours, one rank lower (any card on an empty column)."""
+        alternating colours, one rank lower (any card on an empty column; a joker or an
+        unknown code is not judged here)."""
         exp = self._expected(place)
-        if not exp or code in ("back", "JK") or exp[-1] not in ALL_CODES or \
-                code not in ALL_CODES:
+        if not exp or exp[-1] not in ALL_CODES or code not in ALL_CODES:
             return True
         card, exposed = Card.parse(code), Card.parse(exp[-1])
         return card.is_red != exposed.is_red and card.rank == exposed.rank - 1
@@ -1820,8 +1820,9 @@ class Tracker:
     def _earlier_waste_glimpse(self, best: tuple[str, int, int, bool],
                                pool: list[tuple[str, int, int, bool]], code: str,
                                landed: float) -> tuple[str, int, int, bool] | None:
-        """``best`` (a card seen leaving its place) or, instead, a card glimpsed on a
-        seat's waste that left it earlier: the draw that turned it up was never committed,
+        """Instead of ``best`` (a card seen leaving its place), a card glimpsed on a
+        seat's waste that left it earlier (None if none): the draw that turned it up was
+        never committed,
         and the waste shows again the very top it had before (so the card did not go
         under a later draw: it was played). Two identical cards raced for the pile and the
         one that left first lies under the other, which :meth:`_hidden_stacks` then lays
@@ -1841,13 +1842,13 @@ class Tracker:
             where = table.where(code, seat)
             stock = table.layouts[seat].stock
             if seen is None or seen + 150 >= left or seen > landed or \
-                    not stock or min(self.rules.draw, len(stock)) != 1 or \
                     landed - seen > self.RACE_MS or where is None or where.kind != "stock" or \
-                    st is None or \
-                    not st.stable or st.covered or not waste or \
-                    st.stable[-1] != waste[-1].code or (seat, waste[-1].code) not in self.known \
-                    or st.shown.get(waste[-1].code, float("inf")) >= seen \
-                    or self.last_stock_t.get(seat, -1.0) >= seen:
+                    not stock or min(self.rules.draw, len(stock)) != 1 or \
+                    st is None or not st.stable or st.covered or not waste or \
+                    st.stable[-1] != waste[-1].code or \
+                    (seat, waste[-1].code) not in self.known or \
+                    st.shown.get(waste[-1].code, float("inf")) >= seen or \
+                    self.last_stock_t.get(seat, -1.0) >= seen:
                 continue  # (the top showed before the glimpse, and no stock action since:
                 # the card went on it and left it)
             return cand

@@ -89,6 +89,13 @@ def make_table(c: httpx.Client, seats: int = 4, **extra: Any) -> tuple[int, str,
     return d["table"]["id"], d["token"], d["seat_tokens"]
 
 
+def upload_file(c: httpx.Client, path: Path) -> dict[str, Any]:
+    """Upload a file (its kind told by its name); the upload's record."""
+    r = c.post("/api/uploads", content=path.read_bytes(), headers={"X-Filename": path.name})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
 def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 

@@ -10,15 +10,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
-import httpx
 import numpy as np
 import pytest
 
 from referee.live import revisions
 
-from .service_helpers import Server, auth, make_table, wait_round
-
-RIVER = {0: ["KS", "QD", "9C", "7H"], 1: ["KH", "QC", "9D", "7S"]}
+from ..vision.test_tracker import _table
+from .service_helpers import Server, auth, make_table, upload_file, wait_round
 
 
 def test_revisions_replace_renumbered_and_renamed_moves_delete_dropped_ones_add_new():
@@ -62,18 +60,6 @@ def test_revisions_replace_renumbered_and_renamed_moves_delete_dropped_ones_add_
     fixes, new = revisions([q for q in stored if q[0] != 2], final, settled=[stored[1][1]])
     assert 2 not in [seq for seq, _a, _e in fixes]
     assert [(e["card"], e["to"]) for e in new] == [("AD", "lake:0")]
-
-
-def _table(nertz: dict[int, str], extra: dict[str, list[str]] | None = None
-           ) -> dict[str, list[str]]:
-    places: dict[str, list[str]] = {}
-    for k in (0, 1):
-        places[f"seat{k}:nertz"] = [nertz[k]]
-        places[f"seat{k}:stock"] = ["back"]
-        for i, c in enumerate(RIVER[k]):
-            places[f"seat{k}:river{i}"] = [c]
-    places.update(extra or {})
-    return places
 
 
 def _frames() -> list[dict[str, list[str]]]:
@@ -125,17 +111,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     srv.stop()
 
 
-def _upload(c: httpx.Client, path: Path) -> dict:
-    r = c.post("/api/uploads", content=path.read_bytes(), headers={"X-Filename": path.name})
-    assert r.status_code == 201, r.text
-    return r.json()
-
-
 def test_a_live_round_stores_the_trackers_revised_history_as_corrections(
         server: Server, clip: tuple[Path, Path]) -> None:
     video, labels = clip
     with server.client() as c:
-        up_v, up_l = _upload(c, video), _upload(c, labels)
+        up_v, up_l = upload_file(c, video), upload_file(c, labels)
         tid, token, _ = make_table(c, seats=2)
         r = c.post(f"/api/tables/{tid}/rounds", headers=auth(token),
                    json={"kind": "video", "upload_id": up_v["id"],

@@ -15,13 +15,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
-import httpx
 import numpy as np
 import pytest
 
 from referee.demo import demo_files
 
-from .service_helpers import Server, auth, make_table, wait_round
+from .service_helpers import Server, auth, make_table, upload_file, wait_round
 
 CLIP_FRAMES = 200
 
@@ -63,17 +62,11 @@ def clip(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list[dic
     return video, labels, [e for e in truth if e["t_ms"] < end_ms]
 
 
-def _upload(c: httpx.Client, path: Path) -> dict:
-    r = c.post("/api/uploads", content=path.read_bytes(), headers={"X-Filename": path.name})
-    assert r.status_code == 201, r.text
-    return r.json()
-
-
 def test_video_source_plays_live_and_a_flag_is_reviewed_frame_by_frame(
         server: Server, clip: tuple[Path, Path, list[dict]]) -> None:
     video, labels, truth = clip
     with server.client() as c:
-        up_v, up_l = _upload(c, video), _upload(c, labels)
+        up_v, up_l = upload_file(c, video), upload_file(c, labels)
         assert (up_v["kind"], up_l["kind"]) == ("video", "labels")
         tid, token, _ = make_table(c, seats=2)
         r = c.post(f"/api/tables/{tid}/rounds", headers=auth(token),
@@ -119,7 +112,7 @@ def test_frames_source_keeps_frames_for_review(server: Server,
                                                clip: tuple[Path, Path, list[dict]]) -> None:
     video, labels, _truth = clip
     with server.client() as c:
-        up_l = _upload(c, labels)
+        up_l = upload_file(c, labels)
         tid, token, _ = make_table(c, seats=2)
         r = c.post(f"/api/tables/{tid}/rounds", headers=auth(token),
                    json={"kind": "frames", "labels_upload_id": up_l["id"]})
@@ -158,7 +151,7 @@ def test_real_path_video_source_answers_or_runs_never_crashes(
     make_profile(profile, 2, table["shape"], f"{table['width_mm']:g}x{table['depth_mm']:g}",
                  table_corners(header))
     with server.client() as c:
-        up_v = _upload(c, video)
+        up_v = upload_file(c, video)
         tid, token, _ = make_table(c, seats=2)
         r = c.put(f"/api/tables/{tid}/profile", json={"toml": profile.read_text()},
                   headers=auth(token))
@@ -239,7 +232,7 @@ def test_the_720p_demo_video_scores_itself_through_the_real_pipeline(server: Ser
         pytest.skip("no 720p demo copy or no card detector")
     truth = [json.loads(x) for x in demo_files()["log"].read_text().splitlines()]
     with server.client() as c:
-        up_v = _upload(c, files["video"])
+        up_v = upload_file(c, files["video"])
         tid, token, _ = make_table(c, seats=2)
         assert c.put(f"/api/tables/{tid}/profile", json={
             "toml": demo_profile_toml(files["labels"])}, headers=auth(token)).status_code == 200
