@@ -1070,6 +1070,7 @@ class Tracker:
                 continue
             src, n, seat, is_retract = best
             t = int(landed)
+            late: list[Move] = []  # identical cards whose hand reached the pile after
             # (a pile's misread top, long read so: the card landed as its source lost it)
             at_frame = self.frame if misread else st.stable_frame
             frames = (self._since_frame(src), at_frame)
@@ -1100,7 +1101,7 @@ class Tracker:
                     if dest not in self.lake_map and j < len(table.lake):
                         self.lake_map[dest] = j  # its inferred first card started it
                     self._orphans_under(j, code, src, t, evidence, True, commit=True,
-                                        dest=dest)
+                                        dest=dest, by=seat, late=late)
                 if n == 1:
                     src = self._via_column(seat, code, src, dest, t, evidence)
                 mover = self._mover(seat, src, code, t, dest)
@@ -1130,6 +1131,11 @@ class Tracker:
             if self._commit(action, t, at_frame, frames=frames, evidence=evidence):
                 if kind == "lake" and dest not in self.lake_map:
                     self.lake_map[dest] = int(action.dst.split(":")[1])  # type: ignore[union-attr]
+                for move in late:  # (a frame later: they landed after it, not in a tie)
+                    self._commit(move, t + 1, self.frame, inferred=True, evidence={
+                        "why": f"left {move.src} and never seen again; seat{move.seat}'s "
+                               f"arm reached {dest} after seat{seat}'s, whose {code} it "
+                               f"lies on"})
                 source = self.states.get(self._obs_place_of(src))
                 if buried is not None and source is not None and source.covered and \
                         source.stable and source.stable[-1] == code:
@@ -2045,12 +2051,15 @@ class Tracker:
         return bool(layout.waste) and layout.waste[-1].code == code
 
     def _orphans_under(self, j: int, code: str, src: str, t: int, evidence: dict[str, Any],
-                       ready: bool, commit: bool = False, dest: str | None = None) -> bool:
+                       ready: bool, commit: bool = False, dest: str | None = None,
+                       by: int | None = None, late: list[Move] | None = None) -> bool:
         """Free cards seen leaving a layout shortly before ``code`` lands on pile ``j`` and
         seen nowhere since went there first, hidden under it (two cards landing together,
         a card covered at once): commit those moves first (marked inferred). A card that
         shows on another pile too is taken for that one, unless it was glimpsed on this
-        pile (``dest``, the observed place) before ``code`` covered it."""
+        pile (``dest``, the observed place) before ``code`` covered it. An identical card
+        whose seat's arm reached the pile a frame or more after seat ``by``'s lies on top
+        instead: it goes to ``late``, for the caller to commit after ``code``'s move."""
         table = self.table
         assert table is not None
         lake_tops = {c for name, st in self.states.items() if name.startswith("lake:")
@@ -2121,13 +2130,43 @@ class Tracker:
             return False  # (the next card of the pile, gone, is surely under it)
         if not commit:
             return True
-        for _seen, seat, place, card, _legal in sorted(found):
+        for seen, seat, place, card, _legal in sorted(found):
             move = Move(seat, card, place, f"lake:{min(j, len(table.lake))}")
-            if self._commit(move, t, self.frame, inferred=True,
-                            evidence={"why": f"left {place} and never seen again before "
-                                             f"{code} landed on lake:{j}"}):
+            if late is not None and card == code and \
+                    self._arrived_later(seat, by, dest, min(seen, y_seen), t):
+                late.append(move)
+                continue
+            why = {"why": f"left {place} and never seen again before {code} landed on "
+                          f"lake:{j}"}
+            if self.ORPHAN_VIA_COLUMN:  # (glimpsed on one of its seat's columns since)
+                move = replace(move, src=self._via_column(seat, card, place, dest or "", t,
+                                                          why))
+            if self._commit(move, t, self.frame, inferred=True, evidence=why):
                 evidence["inferred_under"] = evidence.get("inferred_under", []) + [card]
         return True
+
+    #: a card that left unseen for a pile and was glimpsed on one of its seat's columns on
+    #: the way made two moves (see :meth:`_via_column`)
+    ORPHAN_VIA_COLUMN = True
+
+    #: an identical card that left unseen lies on the card seen landing on a pile when
+    #: its seat's arm reached the pile later (see :meth:`_orphans_under`)
+    ARM_ORDER_ORPHANS = True
+
+    def _arrived_later(self, seat: int, other: int | None, place: str | None, t0: float,
+                       t1: float) -> bool:
+        """Whether ``seat``'s arm first came well over observed ``place`` (more than
+        :attr:`GRAB_COVER` of it) in ``[t0, t1]`` a frame or more after ``other``'s did."""
+        st = self.states.get(place) if place is not None else None
+        if not self.ARM_ORDER_ORPHANS or other is None or other == seat or st is None or \
+                st.box is None:
+            return False
+        first: dict[int, float] = {}
+        for t, b, s in self._arm_log:
+            if t0 <= t <= t1 and s in (seat, other) and s not in first and \
+                    _overlap(st.box, b) > self.GRAB_COVER:
+                first[s] = t
+        return seat in first and other in first and first[seat] > first[other]
 
     def _since_frame(self, engine_place: str) -> int:
         st = self.states.get(self._obs_place_of(engine_place))
@@ -2184,8 +2223,12 @@ class Tracker:
             move = Move(owner, missing, src, f"lake:{j}")
             if table.is_legal(move) is not True:
                 return
-            self._commit(move, t, self.frame, inferred=True,
-                         evidence={"why": why, "from": src})
+            why_ev: dict[str, Any] = {"why": why, "from": src}
+            if self.ORPHAN_VIA_COLUMN:
+                move = replace(move, src=self._via_column(owner, missing, src,
+                                                          self._obs_place_of(move.dst), t,
+                                                          why_ev))
+            self._commit(move, t, self.frame, inferred=True, evidence=why_ev)
             evidence["inferred_before"] = evidence.get("inferred_before", []) + [missing]
 
     #: whether a card missing between a pile's top and a card seen landing on it may be

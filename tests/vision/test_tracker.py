@@ -305,6 +305,37 @@ def test_card_glimpsed_on_a_column_on_its_way_to_the_lake_made_two_moves():
     assert tr.nertz_counts() == [12, 13]
 
 
+def _missing_via_column(via: bool) -> list[tuple[str, str, str, bool]]:
+    """Seat 0's 2H leaves its column unseen, shows one frame on its 3S column under the
+    hand, and is gone: the pile goes from AH to 3H (its nertz card, seen leaving)."""
+    tr = Tracker(HouseRules(), 2)
+    tr.ORPHAN_VIA_COLUMN = via
+    col = {"seat0:river3": ["3S"], "seat0:river2": ["2H"]}
+    gone = {"seat0:river3": ["3S"], "seat0:river2": []}
+    _play(tr, [(_table({0: "AH", 1: "5D"}, col), 3, None),
+               (_table({0: "3H", 1: "5D"}, {**col, "lake:0": ["AH"]}), 5, None),
+               (_table({0: "3H", 1: "5D"}, {**gone, "lake:0": ["AH"]}), 2, 0),
+               (_table({0: "3H", 1: "5D"}, {**gone, "seat0:river3": ["3S", "2H"],
+                                            "lake:0": ["AH"]}), 1, 0),
+               (_table({0: "3H", 1: "5D"}, gone), 2, 0),
+               (_table({0: "9D", 1: "5D"}, gone), 1, 0),
+               (_table({0: "9D", 1: "5D"}, {**gone, "lake:0": ["3H"]}), 30, None)])
+    tr.finish()
+    assert not tr.flags() and tr.nertz_counts() == [11, 13]
+    return [(e["card"], e["from"], e["to"], e.get("inferred", False)) for e in tr.log()
+            if e["type"] == "move"]
+
+
+def test_a_missing_card_glimpsed_on_a_column_on_its_way_to_the_pile_made_two_moves():
+    # the 2H inferred between the AH and the 3H stopped on the 3S column on its way
+    assert _missing_via_column(True) == [
+        ("AH", "seat0:nertz", "lake:0", False), ("2H", "seat0:river2", "seat0:river3", True),
+        ("2H", "seat0:river3", "lake:0", True), ("3H", "seat0:nertz", "lake:0", False)]
+    assert _missing_via_column(False) == [
+        ("AH", "seat0:nertz", "lake:0", False), ("2H", "seat0:river2", "lake:0", True),
+        ("3H", "seat0:nertz", "lake:0", False)]
+
+
 def test_a_glimpse_of_a_card_where_it_could_not_lie_is_no_move_and_no_flag():
     # the same, but the column the Ace crossed shows a 7H: an Ace there would break the
     # rules, and a one-frame glimpse is no evidence of that (the hand carried it over):
@@ -1935,3 +1966,49 @@ def test_a_card_glimpsed_on_a_waste_that_left_first_won_the_race_for_the_pile(tm
     assert [(pl.seat, pl.card.code) for pl in tr.table.lake[0].placements] == \
         [(0, "AS"), (0, "2S")]
     assert tr.table.score().lake_cards == [2, 0]
+
+
+def _arm_race(order: bool, first: int = 1) -> Tracker:
+    """Seat 0's 2S leaves its nertz pile first, then seat 1's 2S leaves its waste; seat
+    ``first``'s arm reaches the AS pile a frame before the other's, under the hands only
+    one 2S shows, and seat 0's card is never seen again."""
+    pile = (100.0, 100.0, 120.0, 130.0)
+    tr = Tracker(HouseRules(), 2)
+    tr.ARM_ORDER_ORPHANS = order
+    full = {"seat1:waste": ["QH", "2S"]}
+    gone = {"seat1:waste": ["QH"]}
+    script = [({0: "AS"}, full, "", 4, [], 0.0), ({0: "2S"}, full, "AS", 8, [], 0.0),
+              ({0: "8H"}, full, "AS", 3, [], 0.0), ({0: "8H"}, gone, "AS", 2, [], 0.0),
+              ({0: "8H"}, gone, "AS", 1, [first], 0.8),
+              ({0: "8H"}, gone, "2S", 1, [first, 1 - first], 0.9),
+              ({0: "8H"}, gone, "2S", 1, [1 - first], 0.9),
+              ({0: "8H"}, gone, "2S", 40, [], 0.0)]
+    n = 0
+    for nertz, waste, top, repeat, arms, cover in script:
+        places = _table({**nertz, 1: "5D"}, {**waste, "lake:0": [top] if top else []})
+        for _ in range(repeat):
+            views = {p: PlaceView(p, [SeenCard(c, pile if p == "lake:0" else BOX)
+                                      for c in codes], cover if p == "lake:0" else 0.0)
+                     for p, codes in places.items() if codes}
+            obs = Observation(n, n * 100.0, views)
+            obs.hands, obs.hand_seats = [pile] * len(arms), list(arms)
+            tr.update(obs)
+            n += 1
+    tr.finish()
+    return tr
+
+
+def test_an_identical_card_whose_arm_reached_the_pile_later_lies_on_top(tmp_path):
+    # seat 0's 2S left first but seat 1's hand was there first: seat 0's lies on seat 1's,
+    # a frame later (no tie), and is flagged; without the arms it was put under, in a tie
+    tr = _arm_race(True)
+    lake = [(pl.seat, pl.card.code, pl.counts) for pl in tr.table.lake[0].placements]
+    assert lake == [(0, "AS", True), (1, "2S", True), (0, "2S", False)]
+    assert [(f["seat"], f["rule"]) for f in tr.flags()] == [(0, "foundation_rank")]
+    assert tr.table.score().lake_cards == [1, 1]
+    write_log(tr.log(), tmp_path / "events.jsonl")
+    assert replay(tmp_path / "events.jsonl").consistent
+    for tr in (_arm_race(False), _arm_race(True, first=0)):
+        lake = [(pl.seat, pl.card.code, pl.counts) for pl in tr.table.lake[0].placements]
+        assert lake == [(0, "AS", True), (0, "2S", True), (1, "2S", False)]
+        assert not tr.flags() and tr.table.score().lake_cards == [2, 0]
