@@ -2209,12 +2209,14 @@ class Tracker:
                         break
             why = f"{code} seen on lake:{j} after {after}"
             unsure = 1.0 - sum(p for _a, p in evidence.get("reads", ())) < self.SURE
-            if not spots and self.INFER_HIDDEN and card.rank - start == 1 and unsure:
+            settled = self.SETTLED_ON_PILE and self._settled_on_pile(j, missing)
+            if not spots and self.INFER_HIDDEN and card.rank - start == 1 and \
+                    (unsure or settled):
                 # one card between, and the reader unsure of the card that landed: likelier
                 # a card missed than a rank skipped. A hidden card of the seat (else of
                 # another) went there unseen (turned and played at once, covered before it
                 # settled). (A sure read of a skip is flagged, as before.)
-                spots = self._hidden_card(seat, missing)
+                spots = self._hidden_card(seat, missing, busy=evidence.get("from"))
                 why += f" ({missing} unseen: one of seat{spots[0][2]}'s hidden cards)" \
                     if spots else ""
             if not spots:
@@ -2250,20 +2252,39 @@ class Tracker:
         return any(p == place and any(a == code for a, _p in alts)
                    for (p, _c), alts in self.reads.items())
 
+    #: a single card missing between a pile's top and a card seen landing on it, that the
+    #: pile itself showed settled on top since the engine's top landed, is inferred from a
+    #: hidden card even when the landing card is read sure (one seat drew and played it
+    #: unseen; without it, every later card of the pile is flagged)
+    SETTLED_ON_PILE = True
+
+    def _settled_on_pile(self, j: int, code: str) -> bool:
+        """Whether lake pile ``j``'s place showed ``code`` settled on top, uncovered, since
+        the engine's top card that counts landed there (and no card that does not count,
+        laid on it since, explains it)."""
+        table = self.table
+        top = table.lake[j].top if table is not None and j < len(table.lake) else None
+        st = self.states.get(self._obs_place_of(f"lake:{j}"))
+        if top is None or st is None or st.shown.get(code, -1.0) < top.t_ms:
+            return False
+        return not any(pl.card.code == code and pl.t_ms >= top.t_ms
+                       for pl in table.lake[j].placements if not pl.counts)
+
     #: whether a single card missing between a pile's top and a card seen landing on it,
     #: read unsure, is inferred from a hidden card when no seat was seen losing it
     INFER_HIDDEN = True
 
-    def _hidden_card(self, seat: int, code: str) -> list[tuple[str, int, int, bool]]:
+    def _hidden_card(self, seat: int, code: str, busy: str | None = None
+                     ) -> list[tuple[str, int, int, bool]]:
         """A waste as the source of ``code`` where the engine holds it among a seat's stock
         or waste cards, never moved (``seat`` first, then the others): made that waste's
-        top."""
+        top. Not waste ``busy``, whose top is the card about to land on it."""
         table = self.table
         assert table is not None
         for k in [seat] + [s for s in range(self.seats) if s != seat]:
             where = table.where(code, k)
             if where is None or where.kind not in ("stock", "waste") or \
-                    (k, code) in self.named:
+                    (k, code) in self.named or busy == f"seat{k}:waste":
                 continue
             if self._bring_to_waste_top(k, code):
                 return [(f"seat{k}:waste", 1, k, False)]

@@ -2012,3 +2012,36 @@ def test_an_identical_card_whose_arm_reached_the_pile_later_lies_on_top(tmp_path
         lake = [(pl.seat, pl.card.code, pl.counts) for pl in tr.table.lake[0].placements]
         assert lake == [(0, "AS", True), (0, "2S", True), (1, "2S", False)]
         assert not tr.flags() and tr.table.score().lake_cards == [2, 0]
+
+
+def _shown_then_taken_back(settled: bool) -> Tracker:
+    """Seat 1's 3H lands on the 2H pile and goes back to its column while the pile still
+    shows a 3H (an identical card, drawn and played unseen, lay under it); seat 1's 9D is
+    misplaced on the pile, then seat 0's 4H lands, read sure."""
+    tr = Tracker(HouseRules(), 2)
+    tr.SETTLED_ON_PILE = settled
+    col, gone = {"seat1:river3": ["3H"]}, {"seat1:river3": []}
+    nine = {**col, "seat1:river2": []}
+    frames = [_table({0: "AH", 1: "5D"}, col)] * 4 + \
+        [_table({0: "2H", 1: "5D"}, {"lake:0": ["AH"], **col})] * 8 + \
+        [_table({0: "4H", 1: "5D"}, {"lake:0": ["2H"], **col})] * 8 + \
+        [_table({0: "4H", 1: "5D"}, {"lake:0": ["3H"], **gone})] * 8 + \
+        [_table({0: "4H", 1: "5D"}, {"lake:0": ["3H"], **col})] * 8 + \
+        [_table({0: "4H", 1: "5D"}, {"lake:0": ["9D"], **nine})] * 8 + \
+        [_table({0: "10C", 1: "5D"}, {"lake:0": ["4H"], **nine})] * 40
+    _feed(tr, frames, repeat=1)
+    tr.finish()
+    return tr
+
+
+def test_a_card_the_pile_showed_settled_is_the_one_a_sure_read_skipped():
+    # the pile showed the 3H settled after its counting 2H (the misplaced 9D on it
+    # explains nothing of it): a hidden 3H went there, and the 4H builds on it; without
+    # that, the 4H and every later heart of the pile would be flagged
+    tr = _shown_then_taken_back(True)
+    hearts = [(pl.card.code, pl.counts) for pl in tr.table.lake[0].placements
+              if pl.card.suit == "H"]
+    assert hearts == [("AH", True), ("2H", True), ("3H", True), ("4H", True)]
+    assert "foundation_rank" not in [f["rule"] for f in tr.flags()]
+    tr = _shown_then_taken_back(False)
+    assert [(f["rule"], f["card"]) for f in tr.flags()][-1] == ("foundation_rank", "4H")
