@@ -354,6 +354,11 @@ def main(argv: list[str] | None = None) -> None:
                         choices=("off", "replace", "surest", "joint"),
                         help="how indices of turned cards are read (default: the detector's)")
     args = parser.parse_args(argv)
+    if args.failures.suffix.lower() not in (".png", ".jpg", ".jpeg", ".bmp", ".webp"):
+        parser.error(f"--failures {args.failures}: name an image file (.png, .jpg), for "
+                     "the grid of failure crops")
+    if not args.failures.resolve().parent.is_dir():
+        parser.error(f"--failures {args.failures}: its folder does not exist")
     detector = CardDetector.load(args.models)
     if args.turned_reads is not None:
         detector.turned_reads = args.turned_reads
