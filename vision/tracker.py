@@ -2143,7 +2143,48 @@ class Tracker:
                                                           why))
             if self._commit(move, t, self.frame, inferred=True, evidence=why):
                 evidence["inferred_under"] = evidence.get("inferred_under", []) + [card]
+        if new_pile and not ace and st is not None and dest is not None and \
+                self.GLIMPSED_ACE_UNDER and not any(Card.parse(f[3]).rank == 1
+                                                    for f in found if f[3] in ALL_CODES):
+            self._glimpsed_ace_under(j, code, t, dest, st, evidence)
         return True
+
+    #: a new pile's first card that is no Ace, where the pile was glimpsed showing an Ace
+    #: just before, with one seat's arm over it: that seat drew the Ace and played it
+    #: unseen, and it lies under (see :meth:`_glimpsed_ace_under`)
+    GLIMPSED_ACE_UNDER = True
+
+    def _glimpsed_ace_under(self, j: int, code: str, t: int, dest: str, st: _PlaceState,
+                            evidence: dict[str, Any]) -> None:
+        """``code``, no Ace, lands first on new pile ``j`` (observed place ``dest``) that
+        was glimpsed showing one Ace before: the one seat whose arm was well over the pile
+        in the half second before that glimpse, and that holds the Ace hidden (in its stock
+        or waste, or under its nertz top, never named), laid it there from its waste
+        (drawn and played under the hand): commit that move first (marked inferred)."""
+        table = self.table
+        assert table is not None
+        aces = {c: g for c, g in (*st.glimpsed.items(), *st.first.items())
+                if c != code and g <= t and c in ALL_CODES and Card.parse(c).rank == 1}
+        if len(aces) != 1:
+            return
+        (ace, glimpse), = aces.items()
+        seats = []
+        for k in self._arms_over(st.box, glimpse - 500, glimpse + 1, least=self.GRAB_COVER):
+            where = table.where(ace, k)
+            nertz = table.layouts[k].nertz
+            hidden = where is not None and (where.kind in ("stock", "waste") or (
+                where.kind == "nertz" and nertz and nertz[-1].code != ace
+                and (k, ace) not in self.known))
+            if hidden and (k, ace) not in self.named:
+                seats.append(k)
+        if len(seats) != 1 or not self._bring_to_waste_top(seats[0], ace):
+            return
+        k = seats[0]
+        if self._commit(Move(k, ace, f"seat{k}:waste", f"lake:{min(j, len(table.lake))}"), t,
+                        self.frame, inferred=True,
+                        evidence={"why": f"{ace} glimpsed on {dest} before {code} covered "
+                                         f"it, seat{k}'s arm over it just before"}):
+            evidence["inferred_under"] = evidence.get("inferred_under", []) + [ace]
 
     #: a card that left unseen for a pile and was glimpsed on one of its seat's columns on
     #: the way made two moves (see :meth:`_via_column`)

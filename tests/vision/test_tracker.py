@@ -2045,3 +2045,37 @@ def test_a_card_the_pile_showed_settled_is_the_one_a_sure_read_skipped():
     assert "foundation_rank" not in [f["rule"] for f in tr.flags()]
     tr = _shown_then_taken_back(False)
     assert [(f["rule"], f["card"]) for f in tr.flags()][-1] == ("foundation_rank", "4H")
+
+
+def _ace_glimpsed_then_covered(on: bool, arm: int) -> Tracker:
+    """Seat ``arm``'s arm comes over an empty spot of the lake, an AC shows there for one
+    frame, and seat 0's KS (a column's only card) covers it at once, for good."""
+    pile = (100.0, 100.0, 120.0, 130.0)
+    tr = Tracker(HouseRules(), 2)
+    tr.GLIMPSED_ACE_UNDER = on
+    nertz = {0: "10C", 1: "5D"}
+    waste = {"seat1:waste": ["QH"]}
+    gone = {**waste, "seat0:river0": []}
+    _play_boxed(tr, [(_table(nertz), 4, []), (_table(nertz, waste), 8, []),
+                     (_table(nertz, waste), 1, [(pile, arm)]),
+                     (_table(nertz, {**waste, "lake:0": ["AC"]}), 1, []),
+                     (_table(nertz, gone), 1, [(pile, 0)]),
+                     (_table(nertz, {**gone, "lake:0": ["KS"]}), 40, [])], {"lake:0": pile})
+    tr.finish()
+    return tr
+
+
+def test_an_ace_glimpsed_on_a_new_pile_under_one_seats_arm_lies_under_its_first_card():
+    # the KS is misplaced on the club pile seat 1 started (not a pile started by a
+    # king): the AC, drawn and played unseen, counts for the seat whose arm laid it
+    tr = _ace_glimpsed_then_covered(True, arm=1)
+    lake = [(pl.seat, pl.card.code, pl.counts) for pl in tr.table.lake[0].placements]
+    assert lake == [(1, "AC", True), (0, "KS", False)]
+    assert [f["rule"] for f in tr.flags()] == ["foundation_suit"]
+    assert tr.table.score().lake_cards == [0, 1]
+    tr = _ace_glimpsed_then_covered(True, arm=0)
+    assert [(pl.seat, pl.card.code) for pl in tr.table.lake[0].placements] == \
+        [(0, "AC"), (0, "KS")]
+    tr = _ace_glimpsed_then_covered(False, arm=1)
+    assert [pl.card.code for pl in tr.table.lake[0].placements] == ["KS"]
+    assert [f["rule"] for f in tr.flags()] == ["foundation_needs_ace"]
