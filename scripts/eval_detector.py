@@ -95,6 +95,50 @@ def match_reports(cards: list[dict], dets, faces: list[int], match: str = "box"
     return out
 
 
+#: the goal's smallest rank glyph (issue 4: "down to a rank glyph 7 px tall")
+GOAL_GLYPH_PX = 7.0
+
+_GLYPH_SHARE: dict[tuple[str, str], float] = {}
+
+
+def rank_glyph_share(deck: str, code: str) -> float:
+    """How much of the height of a card's top-left index (rank over suit) its rank glyph
+    takes, measured from ink on the deck's artwork: the first run of inked rows of the
+    index box (0.5 when the rank and the suit touch)."""
+    key = (deck, code)
+    if key not in _GLYPH_SHARE:
+        from vision.render.decks import index_boxes, ink_mask, render_card
+
+        img = render_card(deck, code, 256)
+        boxes = index_boxes(deck, code)
+        share = 0.5
+        if boxes:
+            h, w = img.shape[:2]
+            x1, y1, x2, y2 = boxes[0]
+            crop = img[int(y1 * h):int(np.ceil(y2 * h)), int(x1 * w):int(np.ceil(x2 * w))]
+            rows = ink_mask(crop).any(axis=1) if crop.size else np.zeros(0, bool)
+            inked = np.flatnonzero(rows)
+            if len(inked):
+                gaps = np.flatnonzero(np.diff(inked) > 1)
+                if len(gaps):
+                    share = (inked[gaps[0]] - inked[0] + 1) / max(1, inked[-1] - inked[0] + 1)
+        _GLYPH_SHARE[key] = float(share)
+    return _GLYPH_SHARE[key]
+
+
+def glyph_px(card: dict) -> float:
+    """The rank glyph's height in the image of a rendered card's best-shown index: the
+    index quad's height along the card times the deck's rank share of it."""
+    best = 0.0
+    for index in card.get("indices", []):
+        if index["visible"] < 0.6 or "quad" not in index:
+            continue
+        quad = np.asarray(index["quad"], np.float64)
+        height = float(np.linalg.norm(quad[3] - quad[0]))
+        best = max(best, height * rank_glyph_share(card["deck"], card["card"]))
+    return best
+
+
 def eval_renders(detector: CardDetector, size: tuple[int, int], stills: int, seed: int,
                  failures: list, match: str = "box") -> dict[str, float]:
     """Scores on ``stills`` held-out stills of ``size`` (``match``: see
@@ -103,6 +147,8 @@ def eval_renders(detector: CardDetector, size: tuple[int, int], stills: int, see
 
     rng = random.Random(seed)
     found = right = eligible = false = backs_seen = backs_found = 0
+    big = {"cards": 0, "found": 0, "right": 0}  # rank glyph at least GOAL_GLYPH_PX
+    glyphs: list[float] = []
     heights: list[float] = []
     seconds = 0.0
     for _ in range(stills):
@@ -129,14 +175,19 @@ def eval_renders(detector: CardDetector, size: tuple[int, int], stills: int, see
                 continue
             eligible += 1
             heights += [max(b[2] - b[0], b[3] - b[1]) for b in idx]
+            glyphs.append(glyph_px(card))
+            big["cards"] += glyphs[-1] >= GOAL_GLYPH_PX
             cards.append(card)
         matched = match_reports(cards, dets, faces, match)
         claimed = set(matched.values())
+        sizes = glyphs[len(glyphs) - len(cards):]
         for k, best in matched.items():
             card = cards[k]
             found += 1
+            big["found"] += sizes[k] >= GOAL_GLYPH_PX
             if dets.code[best] == card["code"]:
                 right += 1
+                big["right"] += sizes[k] >= GOAL_GLYPH_PX
             elif len(failures) < 60:
                 b = dets.xyxy[best]
                 crop = scene.image[max(0, int(b[1]) - 4):int(b[3]) + 4,
@@ -149,6 +200,9 @@ def eval_renders(detector: CardDetector, size: tuple[int, int], stills: int, see
             "false_per_frame": false / max(1, stills), "cards": eligible,
             "back_recall": backs_found / max(1, backs_seen), "backs": backs_seen,
             "index_px": float(np.median(heights)) if heights else 0.0,
+            "glyph_px": float(np.median(glyphs)) if glyphs else 0.0,
+            "goal_cards": big["cards"], "goal_recall": big["found"] / max(1, big["cards"]),
+            "goal_ident": big["right"] / max(1, big["found"]),
             "ms_per_frame": 1000 * seconds / max(1, stills)}
 
 
@@ -378,6 +432,10 @@ def main(argv: list[str] | None = None) -> None:
                       f"tall), false/frame {s['false_per_frame']:.1f}, back recall "
                       f"{s['back_recall']:.3f} ({s['backs']}), {s['ms_per_frame']:.0f} ms/frame",
                       flush=True)
+                print(f"    rank glyph median {s['glyph_px']:.1f} px; cards with a glyph of "
+                      f"at least {GOAL_GLYPH_PX:g} px (the goal's range): face recall "
+                      f"{s['goal_recall']:.3f}, identification {s['goal_ident']:.3f} "
+                      f"({s['goal_cards']} cards)", flush=True)
         else:
             print("held-out renders: skipped (card artwork not installed)")
     if not args.no_backs:
