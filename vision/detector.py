@@ -139,6 +139,14 @@ class CardDetector:
     #: (``scripts/eval_detector.py --close-ups``); a real photo of one ace on carpet that
     #: gave 33 false reports gives the ace and a false back (and 5 more from the turned look)
     CLOSE_UP_LEVEL = 80
+    #: a level that sees at least this many sure cards shows a table of cards; when the
+    #: surest level is a smaller one (not the close-up level) that sees one or two, the
+    #: scale is taken from the surest table level (a 1080p table was once shrunk 16× after
+    #: one sure box at 160 px, a seat taken for a card: no card was found). The pips and
+    #: court figure of a close-up card, seen as a few "cards" at the larger levels, are no
+    #: table (a queen filling the photo: four at 640 px)
+    SCENE_CARDS = 8
+    PREFER_SCENE = True
     CLOSE_UP_ABOVE = 0.56
     CLOSE_UP_SPAN = 0.45
 
@@ -214,12 +222,15 @@ class CardDetector:
     def estimate_scale(self, image: np.ndarray) -> float:
         """The resize that brings this photo's cards to the size the localiser knows: look
         at the image shrunk to each of :data:`SCALE_LEVELS`, take the level whose three surest
-        cards or backs are surest, and scale their median long side to
+        cards or backs are surest (a level that sees a table of cards over a smaller one
+        that sees one or two, see :attr:`SCENE_CARDS`), and scale their median long side to
         :data:`SMALL_CARD_PX` (at most 1.5×). 1.0 when nothing is found or the cards already
         fit (a scale of 0.8–1.1)."""
         h, w = image.shape[:2]
-        best: tuple[float, float] = (0.0, 1.0)  # (score, scale)
+        best: tuple[float, float, int] = (0.0, 1.0, 0)  # (score, scale, level)
+        best_scene: tuple[float, float, int] = (0.0, 1.0, 0)  # the same, levels of a scene
         seen: dict[int, tuple[float, float]] = {}  # side: (score, median card side)
+        counts: dict[int, int] = {}  # side: sure cards seen
         for side in (*self.SCALE_LEVELS, self.CLOSE_UP_LEVEL):
             r = side / max(h, w)
             if r >= 1.0:
@@ -244,9 +255,17 @@ class CardDetector:
                 continue  # (not one card filling the view)
             # confident cards of a size the localiser knows; fewer, surer ones beat clutter
             score = float(np.sort(cards.confidence)[-3:].mean())
-            seen[side] = (score, median)
+            seen[side], counts[side] = (score, median), len(cards)
             if score > best[0]:
-                best = (score, self.CARD_PX * r / median)
+                best = (score, self.CARD_PX * r / median, side)
+            if len(cards) >= self.SCENE_CARDS and score > best_scene[0]:
+                best_scene = (score, self.CARD_PX * r / median, side)
+        if self.PREFER_SCENE and best_scene[0] > 0 and best[2] < best_scene[2] and \
+                best[2] != self.CLOSE_UP_LEVEL and counts[best[2]] < 3:
+            # one or two sure boxes at a smaller level than one that sees a table of
+            # cards (the close-up level decides close-ups): stretches of the table taken
+            # for cards
+            best = best_scene
         # to a little past the median: the index class is found and read better there
         scale = float(np.clip(best[1] * self.SMALL_CARD_PX / self.CARD_PX, 0.05, 1.5))
         return 1.0 if 0.8 <= scale <= 1.1 else scale

@@ -395,6 +395,33 @@ def test_the_scale_favours_cards_a_little_larger_than_the_median(card_px, expect
     assert scale == pytest.approx(expected, rel=0.02)
 
 
+class _TableWithOneFalseBigBox(_NoLocaliser):
+    """A localiser that sees a table's ten cards (26 px) in the 640 px copy of a 1920 px
+    frame, and in the 160 px copy one slightly surer box of 73 px (a whole seat)."""
+
+    names = ["index", "face", "back"]
+
+    def __call__(self, image, rects, conf=0.25):
+        side = max(image.shape[:2])
+        if side == 640:
+            boxes = [[20 + 40 * k, 20, 38 + 40 * k, 46] for k in range(10)]
+            return Detections.create(np.array(boxes, np.float32), np.full(10, 0.88),
+                                     [FACE] * 10)
+        if side == 160:
+            return Detections.create(np.array([[10, 10, 60, 83]], np.float32),
+                                     np.array([0.9]), [FACE])
+        return Detections.create(np.zeros((0, 4), np.float32), np.zeros(0), [])
+
+
+def test_the_scale_follows_the_level_that_sees_a_table_of_cards_not_one_sure_box():
+    detector = CardDetector(_TableWithOneFalseBigBox(), classifier=None)
+    frame = np.zeros((1080, 1920, 3), np.uint8)
+    # the cards are 26 px at a third of the frame's size: 78 px, brought to 56 px
+    assert detector.estimate_scale(frame) == pytest.approx(56 / 78, rel=0.02)
+    detector.PREFER_SCENE = False  # the one box wins: the frame shrunk to a sixteenth
+    assert detector.estimate_scale(frame) < 0.1
+
+
 def test_a_lone_index_needs_the_localiser_and_the_reader_together_sure_enough():
     boxes = np.array([[100, 100, 110, 120], [200, 100, 210, 120]], np.float32)
     dets = Detections.create(boxes, np.array([0.1, 0.1]), [INDEX, INDEX])

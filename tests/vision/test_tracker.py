@@ -45,6 +45,11 @@ def _table(nertz: dict[int, str], extra: dict[str, list[str]] | None = None
     return places
 
 
+def _pile(tr: Tracker, j: int = 0) -> list[tuple[int, str, bool]]:
+    """Lake pile ``j`` as (seat, card, counts) of each placement."""
+    return [(pl.seat, pl.card.code, pl.counts) for pl in tr.table.lake[j].placements]
+
+
 def _feed(tracker: Tracker, frames: list[dict[str, list[str]]], repeat: int = 3,
           covered: list[dict[str, float] | None] | None = None) -> list[dict]:
     events, n = [], 0
@@ -1955,7 +1960,7 @@ def test_a_card_glimpsed_on_a_waste_that_left_first_won_the_race_for_the_pile(tm
     # was played, and it left before seat 0's; seat 0's lies on it and does not count.
     # Without this, seat 0's 2S counts and seat 1's never left its stock
     tr = _glimpsed_race(True)
-    lake = [(pl.seat, pl.card.code, pl.counts) for pl in tr.table.lake[0].placements]
+    lake = _pile(tr)
     assert lake == [(0, "AS", True), (1, "2S", True), (0, "2S", False)]
     draws = [r.t_ms for r in tr.records if isinstance(r.action, Draw) and r.action.seat == 1]
     assert draws[-1] == 2000  # the draw that turned the 2S: timed by the glimpse
@@ -2002,14 +2007,14 @@ def test_an_identical_card_whose_arm_reached_the_pile_later_lies_on_top(tmp_path
     # seat 0's 2S left first but seat 1's hand was there first: seat 0's lies on seat 1's,
     # a frame later (no tie), and is flagged; without the arms it was put under, in a tie
     tr = _arm_race(True)
-    lake = [(pl.seat, pl.card.code, pl.counts) for pl in tr.table.lake[0].placements]
+    lake = _pile(tr)
     assert lake == [(0, "AS", True), (1, "2S", True), (0, "2S", False)]
     assert [(f["seat"], f["rule"]) for f in tr.flags()] == [(0, "foundation_rank")]
     assert tr.table.score().lake_cards == [1, 1]
     write_log(tr.log(), tmp_path / "events.jsonl")
     assert replay(tmp_path / "events.jsonl").consistent
     for tr in (_arm_race(False), _arm_race(True, first=0)):
-        lake = [(pl.seat, pl.card.code, pl.counts) for pl in tr.table.lake[0].placements]
+        lake = _pile(tr)
         assert lake == [(0, "AS", True), (0, "2S", True), (1, "2S", False)]
         assert not tr.flags() and tr.table.score().lake_cards == [2, 0]
 
@@ -2069,7 +2074,7 @@ def test_an_ace_glimpsed_on_a_new_pile_under_one_seats_arm_lies_under_its_first_
     # the KS is misplaced on the club pile seat 1 started (not a pile started by a
     # king): the AC, drawn and played unseen, counts for the seat whose arm laid it
     tr = _ace_glimpsed_then_covered(True, arm=1)
-    lake = [(pl.seat, pl.card.code, pl.counts) for pl in tr.table.lake[0].placements]
+    lake = _pile(tr)
     assert lake == [(1, "AC", True), (0, "KS", False)]
     assert [f["rule"] for f in tr.flags()] == ["foundation_suit"]
     assert tr.table.score().lake_cards == [0, 1]
