@@ -1018,7 +1018,8 @@ class Tracker:
                 # (or a card taken from this seat's layout by another, taken back to it)
                 spots = [s for s in spots if s[2] == dseat
                          or s[3] and self._lake_owner(s[0], code) == dseat]
-                if not spots and len(run) == 1 and self._untie_for_take_back(code, dseat):
+                if not spots and len(run) == 1 and \
+                        self._untie_for_take_back(code, dseat, st.stable_t):
                     return True
             if kind in ("nertz", "waste", "stock"):
                 spots = [s for s in spots if s[3] or (s[0].startswith("seat")
@@ -1393,11 +1394,13 @@ class Tracker:
                                                    f"{pls[0].card.code} left the pile"},
                                f"{action.card} lay under it")
 
-    def _untie_for_take_back(self, code: str, seat: int) -> bool:
+    def _untie_for_take_back(self, code: str, seat: int, shown_t: float) -> bool:
         """``seat``'s card lies right under another seat's identical card that landed at
-        the same instant (a tie), and shows again in its layout: the one taken back is the
-        one that does not count. Swap the two landings (the engine rebuilt) so that it can
-        be retracted (from under later cards too)."""
+        the same instant (a tie), and shows again in its layout, settled there at
+        ``shown_t`` after it landed (not its place's view from before it left, kept while
+        the place shows no new face: a nertz pile's next card still face down): the one
+        taken back is the one that does not count. Swap the two landings (the engine
+        rebuilt) so that it can be retracted (from under later cards too)."""
         table = self.table
         assert table is not None
         for j, f in enumerate(table.lake):
@@ -1405,6 +1408,7 @@ class Tracker:
             if not any(top.card.code == code and under.card.code == code
                        and under.card.owner == seat and top.card.owner != seat
                        and abs(top.t_ms - under.t_ms) <= 300
+                       and (not self.UNTIE_SHOWN_AFTER or shown_t > under.t_ms)
                        for under, top in zip(pls, pls[1:], strict=False)):
                 continue
             found = [i for i, r in enumerate(self.records) if isinstance(r.action, Move)
@@ -1424,6 +1428,10 @@ class Tracker:
             self.revision += 1
             return True
         return False
+
+    #: a tie is undone for a take-back only when the card settled in its layout after
+    #: it landed (see :meth:`_untie_for_take_back`)
+    UNTIE_SHOWN_AFTER = True
 
     def _rebuilt(self, records: list[_Record]) -> Table | None:
         """A fresh engine from the deal hypothesis with ``records`` replayed, or None when

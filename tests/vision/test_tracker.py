@@ -2084,3 +2084,43 @@ def test_an_ace_glimpsed_on_a_new_pile_under_one_seats_arm_lies_under_its_first_
     tr = _ace_glimpsed_then_covered(False, arm=1)
     assert [pl.card.code for pl in tr.table.lake[0].placements] == ["KS"]
     assert [f["rule"] for f in tr.flags()] == ["foundation_needs_ace"]
+
+
+def _tie_with_a_nertz_card_lifted(untie_after: bool) -> Tracker:
+    """Seat 1 lifts its nertz 2H (the pile shows its next card face down), seat 0's waste
+    2H leaves, one 2H shows on the AH pile (both landed under the hands), then seat 1's
+    next nertz card turns up, half covered at first."""
+    tr = Tracker(HouseRules(), 2)
+    tr.UNTIE_SHOWN_AFTER = untie_after
+    fan, top_gone = {"seat0:waste": ["JS", "2H"]}, {"seat0:waste": ["JS"]}
+    pile = {"lake:0": ["2H"], **top_gone}
+    steps = [({0: "AH", 1: "2H"}, {}, 3, None), ({0: "9C", 1: "2H"}, {"lake:0": ["AH"]}, 6, None),
+             ({0: "9C", 1: "2H"}, {"lake:0": ["AH"], **fan}, 8, None),
+             ({0: "9C", 1: "back"}, {"lake:0": ["AH"], **fan}, 3, None),
+             ({0: "9C", 1: "back"}, {"lake:0": ["AH"], **top_gone}, 2, None),
+             ({0: "9C", 1: "back"}, top_gone, 1, {"lake:0": 1.0}),
+             ({0: "9C", 1: "5C"}, pile, 1, {"lake:0": 0.7}),
+             ({0: "9C", 1: "5C"}, pile, 2, {"seat1:nertz": 0.2}),
+             ({0: "9C", 1: "5C"}, pile, 1, None),
+             ({0: "9C", 1: "5C"}, pile, 1, {"seat1:nertz": 0.2}),
+             ({0: "9C", 1: "5C"}, pile, 30, None)]
+    n = 0
+    for nertz, extra, repeat, covered in steps:
+        for _ in range(repeat):
+            tr.update(_obs(n, _table(nertz, extra), covered))
+            n += 1
+    tr.finish()
+    return tr
+
+
+def test_a_nertz_view_from_before_its_card_left_is_no_take_back_of_a_tied_card():
+    # seat 1's 2H left first and lies under seat 0's, in a tie: it counts. Its nertz pile
+    # kept showing the 2H as its view while the next card lay face down; that old view is
+    # not the card shown again in its layout (taken back), which swapped the two and
+    # logged a take-back and a second landing of the same card
+    tr = _tie_with_a_nertz_card_lifted(True)
+    assert _pile(tr) == [(0, "AH", True), (1, "2H", True), (0, "2H", False)]
+    assert not [e for e in tr.log() if e["type"] == "retract"]
+    tr = _tie_with_a_nertz_card_lifted(False)
+    assert [(e["seat"], e["card"]) for e in tr.log() if e["type"] == "retract"] == [(1, "2H")]
+    assert _pile(tr) == [(0, "AH", True), (0, "2H", True), (1, "2H", False)]
