@@ -1296,7 +1296,10 @@ class Tracker:
         top_left = self.seen_at.get((top_src, move.card))
         if top_left is None:
             return False
-        if left > top_left + 150:
+        # (its seat's arm reached the pile after the top card's seat's: it landed later)
+        later = self._arrived_later(move.seat, top.action.seat,  # type: ignore[union-attr]
+                                    self._obs_place_of(move.dst), left, top_left)
+        if left > top_left + 150 or later:
             if not above:
                 return False  # it left later: it lies on top (the same code: no difference)
             # it left later and lies on the identical card, under what landed after it
@@ -2141,7 +2144,7 @@ class Tracker:
         for seen, seat, place, card, _legal in sorted(found):
             move = Move(seat, card, place, f"lake:{min(j, len(table.lake))}")
             if late is not None and card == code and \
-                    self._arrived_later(seat, by, dest, min(seen, y_seen), t):
+                    self._arrived_later(seat, by, dest, seen, y_seen):
                 late.append(move)
                 continue
             why = {"why": f"left {place} and never seen again before {code} landed on "
@@ -2198,21 +2201,25 @@ class Tracker:
     #: the way made two moves (see :meth:`_via_column`)
     ORPHAN_VIA_COLUMN = True
 
-    #: an identical card that left unseen lies on the card seen landing on a pile when
-    #: its seat's arm reached the pile later (see :meth:`_orphans_under`)
+    #: of two identical cards raced for one pile, showing as one, the one whose seat's arm
+    #: reached the pile a frame or more later lies on top: a card that left unseen on the
+    #: card seen landing (see :meth:`_orphans_under`), a card that turned up nowhere on
+    #: the identical top (see :meth:`_insert_under`), whichever left first
     ARM_ORDER_ORPHANS = True
 
-    def _arrived_later(self, seat: int, other: int | None, place: str | None, t0: float,
-                       t1: float) -> bool:
+    def _arrived_later(self, seat: int, other: int | None, place: str | None, left: float,
+                       other_left: float) -> bool:
         """Whether ``seat``'s arm first came well over observed ``place`` (more than
-        :attr:`GRAB_COVER` of it) in ``[t0, t1]`` a frame or more after ``other``'s did."""
+        :attr:`GRAB_COVER` of it) after its card left its place (``left``) a frame or more
+        after ``other``'s did after its own card left (``other_left``)."""
         st = self.states.get(place) if place is not None else None
         if not self.ARM_ORDER_ORPHANS or other is None or other == seat or st is None or \
                 st.box is None:
             return False
         first: dict[int, float] = {}
         for t, b, s in self._arm_log:
-            if t0 <= t <= t1 and s in (seat, other) and s not in first and \
+            since = left if s == seat else other_left
+            if s in (seat, other) and s not in first and t > since and \
                     _overlap(st.box, b) > self.GRAB_COVER:
                 first[s] = t
         return seat in first and other in first and first[seat] > first[other]

@@ -2124,3 +2124,44 @@ def test_a_nertz_view_from_before_its_card_left_is_no_take_back_of_a_tied_card()
     tr = _tie_with_a_nertz_card_lifted(False)
     assert [(e["seat"], e["card"]) for e in tr.log() if e["type"] == "retract"] == [(1, "2H")]
     assert _pile(tr) == [(0, "AH", True), (0, "2H", True), (1, "2H", False)]
+
+
+def _arm_race_out_of_view(order: bool, first: int = 1) -> Tracker:
+    """As :func:`_arm_race`, but seat 0's nertz pile is out of view for 3.6 s before the
+    race (its 2S last seen too long before to be taken for a card landing with seat 1's):
+    its 2S is found gone only when the pile shows again, as a card that turned up nowhere
+    while the pile shows its like."""
+    pile = (100.0, 100.0, 120.0, 130.0)
+    tr = Tracker(HouseRules(), 2)
+    tr.ARM_ORDER_ORPHANS = order
+    full, gone = {"seat1:waste": ["QH", "2S"]}, {"seat1:waste": ["QH"]}
+    script = [("AS", full, "", 4, [], 0.0, True), ("2S", full, "AS", 8, [], 0.0, True),
+              ("2S", full, "AS", 36, [], 0.0, False), ("2S", gone, "AS", 2, [], 0.0, False),
+              ("2S", gone, "AS", 1, [first], 0.8, False),
+              ("2S", gone, "2S", 1, [first, 1 - first], 0.9, False),
+              ("2S", gone, "2S", 1, [1 - first], 0.9, False),
+              ("2S", gone, "2S", 10, [], 0.0, False), ("8H", gone, "2S", 40, [], 0.0, True)]
+    n = 0
+    for nertz, waste, top, repeat, arms, cover, in_view in script:
+        places = _table({0: nertz, 1: "5D"}, {**waste, "lake:0": [top] if top else []})
+        if not in_view:
+            places.pop("seat0:nertz")
+        for _ in range(repeat):
+            views = {p: PlaceView(p, [SeenCard(c, pile if p == "lake:0" else BOX)
+                                      for c in codes], cover if p == "lake:0" else 0.0)
+                     for p, codes in places.items() if codes}
+            obs = Observation(n, n * 100.0, views)
+            obs.hands, obs.hand_seats = [pile] * len(arms), list(arms)
+            tr.update(obs)
+            n += 1
+    tr.finish()
+    return tr
+
+
+def test_a_card_that_turned_up_nowhere_lies_under_its_like_only_if_its_arm_came_first():
+    # seat 1's arm reached the pile first: its 2S counts, seat 0's lies on it; seat 0's
+    # arm first (or no arms looked at: seat 0's card left first), seat 0's counts
+    assert _pile(_arm_race_out_of_view(True)) == [
+        (0, "AS", True), (1, "2S", True), (0, "2S", False)]
+    for tr in (_arm_race_out_of_view(False), _arm_race_out_of_view(True, first=0)):
+        assert _pile(tr) == [(0, "AS", True), (0, "2S", True), (1, "2S", False)]
