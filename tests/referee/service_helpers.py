@@ -96,6 +96,19 @@ def upload_file(c: httpx.Client, path: Path) -> dict[str, Any]:
     return r.json()
 
 
+def start_video_round(c: httpx.Client, video: Path, labels: Path, seats: int = 2
+                      ) -> tuple[int, dict[str, Any], dict[str, Any]]:
+    """Upload a video and its labels, make a table and start a video round of them at
+    full speed: (round id, the video's upload record, the labels' upload record)."""
+    up_v, up_l = upload_file(c, video), upload_file(c, labels)
+    tid, token, _ = make_table(c, seats=seats)
+    r = c.post(f"/api/tables/{tid}/rounds", headers=auth(token),
+               json={"kind": "video", "upload_id": up_v["id"],
+                     "labels_upload_id": up_l["id"], "speed": 0})
+    assert r.status_code == 201, r.text
+    return r.json()["id"], up_v, up_l
+
+
 def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 

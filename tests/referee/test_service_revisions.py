@@ -15,8 +15,8 @@ import pytest
 
 from referee.live import revisions
 
-from ..vision.test_tracker import _table
-from .service_helpers import Server, auth, make_table, upload_file, wait_round
+from ..vision.test_tracker import _ace_left_unseen_frames
+from .service_helpers import Server, start_video_round, wait_round
 
 
 def test_revisions_replace_renumbered_and_renamed_moves_delete_dropped_ones_add_new():
@@ -67,15 +67,7 @@ def _frames() -> list[dict[str, list[str]]]:
     seat 1's AH starts a pile; seat 0's 2D starts another (flagged: a pile needs its Ace)
     and its 3D lands on the 2D: the tracker then puts the AD under the 2D, and the AH's
     pile, announced as lake:0, becomes lake:1."""
-    nertz, after = {0: "10C", 1: "AH"}, {0: "10C", 1: "5D"}
-    ah = {"lake:1": ["AH"]}
-    return [_table(nertz)] * 4 + \
-        [_table(nertz, {"seat0:waste": ["4C", "8S", "AD"]})] * 10 + \
-        [_table(nertz, {"seat0:waste": ["JH", "6S", "2D"]})] * 10 + \
-        [_table(after, {"seat0:waste": ["JH", "6S", "2D"], **ah})] * 10 + \
-        [_table(after, {"seat0:waste": ["JH", "6S"], "lake:0": ["2D"], **ah})] * 10 + \
-        [_table(after, {"seat0:waste": ["JH", "6S", "3D"], "lake:0": ["2D"], **ah})] * 10 + \
-        [_table(after, {"seat0:waste": ["JH", "6S"], "lake:0": ["3D"], **ah})] * 30
+    return _ace_left_unseen_frames(between=True)
 
 
 @pytest.fixture(scope="module")
@@ -115,13 +107,7 @@ def test_a_live_round_stores_the_trackers_revised_history_as_corrections(
         server: Server, clip: tuple[Path, Path]) -> None:
     video, labels = clip
     with server.client() as c:
-        up_v, up_l = upload_file(c, video), upload_file(c, labels)
-        tid, token, _ = make_table(c, seats=2)
-        r = c.post(f"/api/tables/{tid}/rounds", headers=auth(token),
-                   json={"kind": "video", "upload_id": up_v["id"],
-                         "labels_upload_id": up_l["id"], "speed": 0})
-        assert r.status_code == 201, r.text
-        rid = r.json()["id"]
+        rid, _v, _l = start_video_round(c, video, labels)
         rnd = wait_round(c, rid, timeout=60)
         recorded = [x["event"] for x in c.get(f"/api/rounds/{rid}/recorded").json()]
         # as announced live: the AH's pile was lake:0 and the 2D started a pile, flagged

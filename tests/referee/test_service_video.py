@@ -20,7 +20,14 @@ import pytest
 
 from referee.demo import demo_files
 
-from .service_helpers import Server, auth, make_table, upload_file, wait_round
+from .service_helpers import (
+    Server,
+    auth,
+    make_table,
+    start_video_round,
+    upload_file,
+    wait_round,
+)
 
 CLIP_FRAMES = 200
 
@@ -66,14 +73,8 @@ def test_video_source_plays_live_and_a_flag_is_reviewed_frame_by_frame(
         server: Server, clip: tuple[Path, Path, list[dict]]) -> None:
     video, labels, truth = clip
     with server.client() as c:
-        up_v, up_l = upload_file(c, video), upload_file(c, labels)
+        rid, up_v, up_l = start_video_round(c, video, labels)
         assert (up_v["kind"], up_l["kind"]) == ("video", "labels")
-        tid, token, _ = make_table(c, seats=2)
-        r = c.post(f"/api/tables/{tid}/rounds", headers=auth(token),
-                   json={"kind": "video", "upload_id": up_v["id"],
-                         "labels_upload_id": up_l["id"], "speed": 0})
-        assert r.status_code == 201, r.text
-        rid = r.json()["id"]
         rnd = wait_round(c, rid, timeout=60)
         assert rnd["score"] is not None
         events = [x["event"] for x in c.get(f"/api/rounds/{rid}/recorded").json()]

@@ -1826,19 +1826,23 @@ def _ace_left_unseen(fix: bool, between: bool = False) -> Tracker:
     AH starts a pile of its own after the AD left and before the 2D landed."""
     tr = Tracker(HouseRules(), 2)
     tr.ACE_FROM_WASTE = fix
+    _feed(tr, _ace_left_unseen_frames(between), repeat=1)
+    tr.finish()
+    return tr
+
+
+def _ace_left_unseen_frames(between: bool) -> list[dict[str, list[str]]]:
+    """The frames of :func:`_ace_left_unseen` (one observation each)."""
     nertz = {0: "10C", 1: "AH" if between else "5D"}
     after = {0: "10C", 1: "5D"}
     ah = {"lake:1": ["AH"]} if between else {}
-    frames = [_table(nertz)] * 4 + \
+    return [_table(nertz)] * 4 + \
         [_table(nertz, {"seat0:waste": ["4C", "8S", "AD"]})] * 10 + \
         [_table(nertz, {"seat0:waste": ["JH", "6S", "2D"]})] * 10 + \
         [_table(after, {"seat0:waste": ["JH", "6S", "2D"], **ah})] * 10 + \
         [_table(after, {"seat0:waste": ["JH", "6S"], "lake:0": ["2D"], **ah})] * 10 + \
         [_table(after, {"seat0:waste": ["JH", "6S", "3D"], "lake:0": ["2D"], **ah})] * 10 + \
         [_table(after, {"seat0:waste": ["JH", "6S"], "lake:0": ["3D"], **ah})] * 30
-    _feed(tr, frames, repeat=1)
-    tr.finish()
-    return tr
 
 
 def test_an_ace_gone_unseen_from_a_waste_lies_under_the_pile_its_two_started():
@@ -1988,9 +1992,20 @@ def _arm_race(order: bool, first: int = 1) -> Tracker:
               ({0: "8H"}, gone, "2S", 1, [first, 1 - first], 0.9),
               ({0: "8H"}, gone, "2S", 1, [1 - first], 0.9),
               ({0: "8H"}, gone, "2S", 40, [], 0.0)]
+    _race(tr, [(nertz[0], waste, top, repeat, arms, cover, True)
+               for nertz, waste, top, repeat, arms, cover in script], pile)
+    return tr
+
+
+def _race(tr: Tracker, script: list[tuple], pile: tuple[float, ...]) -> None:
+    """Feed ``(seat 0's nertz top, extra places, pile top, frames, arm seats over the
+    pile, the pile's cover, seat 0's nertz in view)`` steps, the pile at ``pile``; then
+    finish."""
     n = 0
-    for nertz, waste, top, repeat, arms, cover in script:
-        places = _table({**nertz, 1: "5D"}, {**waste, "lake:0": [top] if top else []})
+    for nertz, extra, top, repeat, arms, cover, in_view in script:
+        places = _table({0: nertz, 1: "5D"}, {**extra, "lake:0": [top] if top else []})
+        if not in_view:
+            places.pop("seat0:nertz")
         for _ in range(repeat):
             views = {p: PlaceView(p, [SeenCard(c, pile if p == "lake:0" else BOX)
                                       for c in codes], cover if p == "lake:0" else 0.0)
@@ -2000,7 +2015,6 @@ def _arm_race(order: bool, first: int = 1) -> Tracker:
             tr.update(obs)
             n += 1
     tr.finish()
-    return tr
 
 
 def test_an_identical_card_whose_arm_reached_the_pile_later_lies_on_top(tmp_path):
@@ -2141,20 +2155,7 @@ def _arm_race_out_of_view(order: bool, first: int = 1) -> Tracker:
               ("2S", gone, "2S", 1, [first, 1 - first], 0.9, False),
               ("2S", gone, "2S", 1, [1 - first], 0.9, False),
               ("2S", gone, "2S", 10, [], 0.0, False), ("8H", gone, "2S", 40, [], 0.0, True)]
-    n = 0
-    for nertz, waste, top, repeat, arms, cover, in_view in script:
-        places = _table({0: nertz, 1: "5D"}, {**waste, "lake:0": [top] if top else []})
-        if not in_view:
-            places.pop("seat0:nertz")
-        for _ in range(repeat):
-            views = {p: PlaceView(p, [SeenCard(c, pile if p == "lake:0" else BOX)
-                                      for c in codes], cover if p == "lake:0" else 0.0)
-                     for p, codes in places.items() if codes}
-            obs = Observation(n, n * 100.0, views)
-            obs.hands, obs.hand_seats = [pile] * len(arms), list(arms)
-            tr.update(obs)
-            n += 1
-    tr.finish()
+    _race(tr, script, pile)
     return tr
 
 
