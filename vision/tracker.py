@@ -147,6 +147,7 @@ class Tracker:
         self.doubt_ms = 3000.0  # how long a doubtful read must show before it counts
         self._loose: list[Any] = []
         self._arm_log: list[tuple[float, Any, int]] = []  # (t, box, seat) of recent arms
+        self._frame_log: list[float] = []  # the times of the frames the arm log covers
         self._pass: list[Action] = []  # what the current reconcile committed
         self.last_stock_t: dict[int, float] = {}
         self.last_recycle_t: dict[int, float] = {}
@@ -438,6 +439,10 @@ class Tracker:
         if self._arm_log and self._arm_log[0][0] < obs.t_ms - self.pool_window_ms:
             self._arm_log = [a for a in self._arm_log
                              if a[0] >= obs.t_ms - self.pool_window_ms]
+        self._frame_log.append(float(obs.t_ms))
+        if self._frame_log[0] < obs.t_ms - self.pool_window_ms:
+            self._frame_log = [t for t in self._frame_log
+                               if t >= obs.t_ms - self.pool_window_ms]
         self._loose = list(obs.loose)
         for name in names:
             try:
@@ -1471,6 +1476,12 @@ class Tracker:
     #: the arm over the place just as the card left it is the hand that took it
     GRAB_MS = 200.0
     GRAB_COVER = 0.5
+    #: the owner's arm over the place in the :attr:`GRAB_MS` before its card's last
+    #: sighting counts against another seat's grab only if no frame since showed the place
+    #: clear of every arm (oracle round 3: seat 2's arm grazed its waste, two clear frames
+    #: showed the 6C, then seat 4's arm came 0.88 over it and took it; real round 7: seat
+    #: 0's arm over its nertz pile until seat 1's arm covered it too: seat 0's)
+    GRAB_OWNER_CLEARED = True
 
     def _mover(self, owner: int, src: str, code: str, t: float, dest: str = "") -> int:
         """Who took a card from ``owner``'s layout: the owner, unless only another seat's
@@ -1489,13 +1500,24 @@ class Tracker:
         # it showed last, took it; else any arm over it before it could have landed
         grab = set(self._arms_over(st.box, left + 1, min(t, left + self.GRAB_MS) + 1,
                                    least=self.GRAB_COVER))
-        if len(grab) == 1 and owner not in grab and owner not in self._arms_over(
-                st.box, left - self.GRAB_MS, left + 1):
+        if len(grab) == 1 and owner not in grab and not self._owner_at_last_sight(
+                owner, st.box, left):
             return grab.pop()  # (the owner's arm not over it just before either)
         seats = set(self._arms_over(st.box, left - 200, min(t + 1, left + self.TAKE_MS)))
         if owner in seats or len(seats) != 1:
             return owner
         return seats.pop()
+
+    def _owner_at_last_sight(self, owner: int, box: Any, left: float) -> bool:
+        """Whether the owner's arm was over ``box`` in the :attr:`GRAB_MS` up to its card's
+        last sighting at ``left``, and (:attr:`GRAB_OWNER_CLEARED`) no frame after it
+        showed the place clear of every arm."""
+        was = self._arms_over(box, left - self.GRAB_MS, left + 1).get(owner)
+        if was is None or not self.GRAB_OWNER_CLEARED:
+            return was is not None
+        armed = {t for t, b, _s in self._arm_log
+                 if was < t <= left and _overlap(box, b) > self.cover_limit}
+        return not any(was < t <= left and t not in armed for t in self._frame_log)
 
     def _via_column(self, seat: int, code: str, src: str, dest: str, t: float,
                     evidence: dict[str, Any]) -> str:
@@ -2509,7 +2531,37 @@ class Tracker:
             return self._commit(Retract(seat, under, src, wname), t, wst.stable_frame,
                                 evidence={"why": f"{under} shows under the waste's new top "
                                                  f"{seen[-1]}, gone from {src}"})
+        if not self.RETRACT_GLIMPSED:
+            return False
+        for under, glimpse in sorted(wst.glimpsed.items(), key=lambda kv: -kv[1]):
+            if under in seen or under in waste or under not in self._deck():
+                continue
+            spots = [sp for sp in self._free_spots(under, wname)
+                     if not sp[3] and sp[1] == 1 and sp[2] == seat
+                     and self._kind(sp[0]) == "river" and self._departed(sp[0], under) == 3]
+            if len(spots) != 1:
+                continue
+            src = spots[0][0]
+            left = self.seen_at.get((src, under))
+            action = Retract(seat, under, src, wname)
+            column = table.pile(Place.parse(src))
+            cst = self.states.get(src)
+            if left is None or not left < glimpse <= wst.stable_t or \
+                    table.is_legal(action) is not True or len(column) < 2 or \
+                    cst is None or not cst.stable or cst.stable[-1] != column[-2].code:
+                continue  # (only a misplaced card goes back where it came from, and its
+                # column shows again the card it lay on: not a misread one read better)
+            return self._commit(action, int(max(glimpse, table.now)), wst.stable_frame,
+                                evidence={"why": f"{under}, gone from {src}, glimpsed on the "
+                                                 f"waste before {seen[-1]} covered it"})
         return False
+
+    #: a misplaced river card gone from its column and glimpsed on its waste (never
+    #: settled there: a draw covered it at once) was taken back then, before the draw
+    #: (oracle round 3: seat 2's QD, taken back and drawn on within half a second, was
+    #: taken back only 9 s later, when the stock's next pass showed it, and the seat's
+    #: waste stayed out of step for the rest of the round)
+    RETRACT_GLIMPSED = True
 
     def _draw_budget(self, seat: int, t: float) -> int:
         """How many stock actions a hand can make since the seat's last one."""

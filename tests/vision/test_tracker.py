@@ -2166,3 +2166,56 @@ def test_a_card_that_turned_up_nowhere_lies_under_its_like_only_if_its_arm_came_
         (0, "AS", True), (1, "2S", True), (0, "2S", False)]
     for tr in (_arm_race_out_of_view(False), _arm_race_out_of_view(True, first=0)):
         assert _pile(tr) == [(0, "AS", True), (0, "2S", True), (1, "2S", False)]
+
+
+def test_an_owners_arm_that_left_its_card_showing_clear_did_not_take_it():
+    # seat 0's arm grazes its nertz pile, then the AH shows clear for two frames; seat 1's
+    # arm comes well over the pile as the Ace goes: seat 1 took it (oracle round 3's 6C).
+    # Counting the owner's visit 200 ms before the last sighting, as before, gave it to
+    # the owner; it still does when no clear frame came between (seat 1's arm over the
+    # pile as the Ace showed last: real round 7)
+    boxes = {"seat0:nertz": (0.0, 0.0, 10.0, 14.0), "lake:0": (100.0, 100.0, 110.0, 114.0)}
+    graze = [((9.0, 0.0, 19.0, 14.0), 0)]  # a tenth of the pile
+    start, lifted = _table({0: "AH", 1: "5D"}), _table({0: "5C", 1: "5D"})
+    landed = _table({0: "5C", 1: "5D"}, {"lake:0": ["AH"]})
+    script = [(start, 3, []), (start, 1, graze), (start, 2, []),
+              (lifted, 1, [(boxes["seat0:nertz"], 1)]), (lifted, 1, []), (landed, 8, [])]
+    shared = [(start, 3, []), (start, 1, graze), (start, 1, [(boxes["seat0:nertz"], 1)])] + \
+        script[-3:]
+    for cleared, steps, mover in ((True, script, 1), (False, script, 0), (True, shared, 0)):
+        tr = Tracker(HouseRules(), 2)
+        tr.GRAB_OWNER_CLEARED = cleared
+        events = _play_boxed(tr, steps, boxes)
+        assert _moves(events) == [(mover, "AH", "seat0:nertz", "lake:0")]
+        assert [f["rule"] for f in tr.flags()] == (["not_your_card"] if mover == 1 else [])
+
+
+def _glimpsed_take_back(on: bool) -> Tracker:
+    """Seat 0 plays its waste's 6H on its 9C column (a breach), takes it back onto the
+    waste, where it shows for a single frame before a draw covers it."""
+    def waste(cards: list[str], extra: dict[str, list[str]] | None = None
+              ) -> dict[str, list[str]]:
+        return _table({0: "5C", 1: "5D"}, {"seat0:waste": cards, **(extra or {})})
+
+    tr = Tracker(HouseRules(), 2)
+    tr.RETRACT_GLIMPSED = on
+    _play(tr, [(_table({0: "5C", 1: "5D"}), 3, None), (waste(["10S", "10D", "6H"]), 4, None),
+               (waste(["10S", "10D"], {"seat0:river2": ["9C", "6H"]}), 5, None),
+               (waste(["10S", "10D"]), 1, None), (waste(["10S", "10D", "6H"]), 1, None),
+               (waste(["4S", "AS", "QH"]), 30, None)])
+    return tr
+
+
+def test_a_misplaced_card_glimpsed_back_on_its_waste_before_a_draw_was_taken_back():
+    # the take-back is committed at the glimpse, before the draw: the flag is corrected,
+    # the column is the 9C again and the 6H lies under the draw (oracle round 3's QD)
+    tr = _glimpsed_take_back(True)
+    assert [(e["type"], e["card"], e["t_ms"]) for e in tr.log() if e["type"] == "retract"] \
+        == [("retract", "6H", 1300)]
+    assert [(f["rule"], f.get("corrected_at")) for f in tr.flags()] == [("river_rank", 1300)]
+    assert [c.code for c in tr.table.layouts[0].waste] == ["10S", "10D", "6H", "4S", "AS", "QH"]
+    assert [c.code for c in tr.table.layouts[0].river[2]] == ["9C"]
+    # without: the 6H stays on the column in the engine, and its flag stands
+    tr = _glimpsed_take_back(False)
+    assert [c.code for c in tr.table.layouts[0].river[2]] == ["9C", "6H"]
+    assert [f.get("corrected_at") for f in tr.flags()] == [None]
