@@ -223,8 +223,10 @@ class Tracker:
                 since = self._nertz_empty_since(k)
                 if since is not None and since < emptied.get(k, float("inf")):
                     emptied[k] = int(since)
-            if emptied:
-                seat = min(emptied, key=lambda s: (emptied[s], s))
+            seat = min(emptied, key=lambda s: (emptied[s], s)) if emptied else -1
+            if emptied and self._call_at_once(seat, emptied[seat], last):
+                self.end_inferred = True
+            elif emptied:
                 t = max(last, emptied[seat])
                 why = "no call input: the first emptied nertz pile calls when play stops"
                 if table.nertz_count(seat):
@@ -238,6 +240,7 @@ class Tracker:
                 self.end_inferred = True
                 self._commit(EndRound("stall"), max(last, int(self.t_ms)), self.frame,
                              inferred=True, evidence={"why": "no call and no empty nertz pile"})
+        table = self.table  # (rebuilt when a call was put in before later records)
         end = {"type": "round_end", "t_ms": int(max(table.now, (table.ended_at or 0)
                                                     + self.rules.call_grace_ms)),
                "frame": self.frame, **table.score().to_dict()}
@@ -246,6 +249,41 @@ class Tracker:
         self.events.append(end)
         self.finished = True
         return self.events[start:]
+
+    #: without call input, under ``must_call``: the seat that emptied its nertz pile first
+    #: called this long after (a player calls at once) when play stopped soon after (within
+    #: :attr:`PLAY_ON_MS` of the call and ``call_grace_ms``): cards landing later are after
+    #: the end (flagged ``round_over``, they do not count). Play going on longer: nobody
+    #: called then, and the round ends when play stops. Off: always when play stops
+    #: (oracle without calls: rounds 9 and 23 counted a card landed 1.4 s after the pile
+    #: emptied, 1 s after the caller's call)
+    CALL_AT_ONCE = True
+    CALL_REACTION_MS = 1000
+    PLAY_ON_MS = 2000
+
+    def _call_at_once(self, seat: int, emptied: float, last: int) -> bool:
+        """Put the inferred call of ``seat`` :attr:`CALL_REACTION_MS` after its nertz pile
+        emptied in the engine at ``emptied``, before the records that landed after it (see
+        :attr:`CALL_AT_ONCE`); False when it does not apply."""
+        table = self.table
+        assert table is not None
+        call_t = int(emptied + self.CALL_REACTION_MS)
+        grace = self.rules.call_grace_ms
+        if not self.CALL_AT_ONCE or not self.rules.must_call or \
+                table.nertz_emptied_at.get(seat) != emptied or \
+                not call_t + grace < last <= call_t + grace + self.PLAY_ON_MS:
+            return False
+        r = next(i for i, rec in enumerate(self.records) if rec.t_ms > call_t)
+        if not any(isinstance(rec.action, Move | Retract) and rec.t_ms > call_t + grace
+                   for rec in self.records[r:]):
+            return False
+        fresh = self._rebuilt(self.records[:r])
+        late = sum(isinstance(rec.action, Move | Retract) and rec.t_ms > call_t + grace
+                   for rec in self.records[r:])
+        why = (f"no call input: seat{seat} emptied its nertz pile at {int(emptied)} ms and "
+               f"called at once; play stopped soon after ({late} card(s) landed later)")
+        return fresh is not None and self._insert_at(
+            r, fresh, Call(seat), call_t, self.frame, {"why": why}, "after the inferred call")
 
     @property
     def dealt(self) -> bool:

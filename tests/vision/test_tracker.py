@@ -2219,3 +2219,37 @@ def test_a_misplaced_card_glimpsed_back_on_its_waste_before_a_draw_was_taken_bac
     tr = _glimpsed_take_back(False)
     assert [c.code for c in tr.table.layouts[0].river[2]] == ["9C", "6H"]
     assert [f.get("corrected_at") for f in tr.flags()] == [None]
+
+
+def _emptied_then(landing_ms: int, at_once: bool = True) -> tuple[Tracker, dict]:
+    """No call input: seat 1's 13 nertz cards leave (the last at 2.2 s), seat 0's AS lands
+    at ``landing_ms`` and play stops; the round's end."""
+    from rules import Move
+
+    tr = Tracker(HouseRules(), 2)
+    tr.CALL_AT_ONCE = at_once
+    _feed_views(tr, [_table({0: "AS", 1: "5D"})])
+    for k in range(13):
+        top = tr.table.layouts[1].nertz[-1].code
+        assert tr._commit(Move(1, top, "seat1:nertz", "seat1:river0"), 1000 + 100 * k, 0)
+    assert tr._commit(Move(0, "AS", "seat0:nertz", "lake:0"), landing_ms, 0)
+    return tr, tr.finish()[-1]
+
+
+def test_without_call_input_a_card_landed_well_after_the_pile_emptied_is_after_the_end():
+    # the emptied pile's seat called at once (1 s): the AS landing 1.5 s after the pile
+    # emptied is after the end (flagged, it does not count), the call put in before it
+    tr, end = _emptied_then(3700)
+    assert end["inferred"] and end["caller"] == 1 and end["lake_cards"] == [0, 0]
+    call = next(e for e in tr.log() if e["type"] == "call")
+    assert call["t_ms"] == 3200 and call["valid"]
+    assert [(f["seat"], f["rule"], f["card"]) for f in tr.flags()
+            if f["rule"] == "round_over"] == [(0, "round_over", "AS")]
+    # landing within the second after: before the call, it counts
+    assert _emptied_then(3100)[1]["lake_cards"] == [1, 0]
+    # play going on long after (nobody called then): the round ends when play stops
+    tr, end = _emptied_then(6000)
+    assert end["lake_cards"] == [1, 0]
+    assert next(e for e in tr.log() if e["type"] == "call")["t_ms"] == 6000
+    # off: the call when play stops, as before
+    assert _emptied_then(3700, at_once=False)[1]["lake_cards"] == [1, 0]
