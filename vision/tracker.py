@@ -938,6 +938,12 @@ class Tracker:
                     return k
         return engine_place
 
+    #: a nertz card whose pile has shown another of the seat's hidden cards on top since
+    #: it was last seen has left, even with no hand over the pile (oracle round 5: seat
+    #: 0's 6H left, its pile showed a back, then the JH, unsettled as the 6H landed; the 6H
+    #: was taken from a waste that never showed it)
+    NERTZ_SHOWN_NEXT = True
+
     def _departed(self, engine_place: str, code: str) -> int:
         """3: the card is seen gone from its place; 2: the place is not seen now; 1: the
         card still shows there."""
@@ -955,17 +961,24 @@ class Tracker:
             pls = self.table.lake[int(engine_place.split(":")[1])].placements
             if len(pls) > 1 and pls[-2].card.code == code:
                 return 2  # an identical card lies under it: its leaving cannot show
-        if st.covered and self._kind(name) == "nertz" and self.table is not None:
+        if (st.covered or self.NERTZ_SHOWN_NEXT) and self._kind(name) == "nertz" and \
+                self.table is not None:
             # under a hand, the pile has shown another top since the card was last seen:
-            # one of the seat's hidden cards (not a card in flight over it)
+            # one of the seat's hidden cards (not a card in flight over it); uncovered
+            # too (:attr:`NERTZ_SHOWN_NEXT`): the stable view keeps the card while the
+            # next one lay face down
             last = self.seen_at.get((name, code), float("inf"))
             seat = Place.parse(name).seat
             assert seat is not None
             for c, g in st.first.items():
+                if not st.covered and (not st.cand or st.cand[-1] != c):
+                    continue  # (uncovered: the new top shows now, about to settle)
                 where = self.table.where(c, seat) if c in ALL_CODES else None
                 if c != code and g > last and where is not None and \
                         where.kind in ("nertz", "stock", "waste") and (seat, c) not in self.known:
-                    return 3
+                    # (uncovered, its view in flux: as good as unseen, no better: an
+                    # identical card seen leaving elsewhere is likelier the one)
+                    return 3 if st.covered else 2
         return 2 if st.covered else 1
 
     def _arrivals(self, final: bool) -> bool:
@@ -1085,8 +1098,10 @@ class Tracker:
             ranked = sorted(cands, key=lambda s: self._rank(s, code, landed, s in pool,
                                                             st),
                             reverse=True)
-            if len(pool) > 1 and not any(self._rank(s, code, landed, False)[1] == 3
-                                         for s in spots):
+            if len(pool) > 1 and not any(
+                    self._rank(s, code, landed, False)[1] == 3 or self.NERTZ_SHOWN_NEXT and
+                    s[0].endswith(":nertz") and self._rank(s, code, landed, False, st)[1:3]
+                    == (2, True) for s in spots):
                 # only a hidden card of some seat can have made it: the one seat whose arm
                 # was over the pile as it landed laid it
                 armed = [s for s in pool if self._rank(s, code, landed, True, st)[2]]

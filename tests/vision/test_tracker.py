@@ -2253,3 +2253,20 @@ def test_without_call_input_a_card_landed_well_after_the_pile_emptied_is_after_t
     assert next(e for e in tr.log() if e["type"] == "call")["t_ms"] == 6000
     # off: the call when play stops, as before
     assert _emptied_then(3700, at_once=False)[1]["lake_cards"] == [1, 0]
+
+
+def test_a_nertz_card_whose_pile_shows_its_next_card_is_as_good_as_gone():
+    # seat 0's 6H showed on its nertz pile; the JH (one of its hidden cards) shows there
+    # now, not settled yet: the 6H's leaving is no longer "still shows there" (1) but
+    # "not seen" (2), so a 6H landing now may be it rather than a card the seat's waste
+    # hides (oracle round 5: a waste that never showed it took it, and the heart pile's
+    # later cards were flagged); a settled view then makes it gone (3)
+    for on, flux in ((True, 2), (False, 1)):
+        tr = Tracker(HouseRules(), 2)
+        tr.NERTZ_SHOWN_NEXT = on
+        n = _feed_views(tr, [_table({0: "6H", 1: "5D"})])
+        assert tr._departed("seat0:nertz", "6H") == 1
+        n = _feed_views(tr, [_table({0: "JH", 1: "5D"})], repeat=1, start=n)
+        assert tr._departed("seat0:nertz", "6H") == flux
+        _feed_views(tr, [_table({0: "JH", 1: "5D"})], start=n)
+        assert tr._departed("seat0:nertz", "6H") == 3
