@@ -754,7 +754,8 @@ class Tracker:
                     or self._arrivals(final) or self._reveals() or self._stock_waste(final)
                     or self._hidden_stacks(final)
                     or any(self._taken_card_replayed(name, st)
-                           for name, st in self.states.items() if name.startswith("lake:"))):
+                           for name, st in self.states.items() if name.startswith("lake:"))
+                    or self._drop_inferred_under_taken_back()):
                 break
 
     def _urgent_tops(self) -> set[tuple[str, str]]:
@@ -1699,6 +1700,53 @@ class Tracker:
             # the seen fan goes on top again, in exchange for hidden cards
             self._resync_waste(owner, list(wst.stable))
         return True
+
+    #: a lake pile seen empty and settled after a take-back, whose engine cards are all
+    #: inferred under the card taken back, held none of them: those moves are taken out of
+    #: the history (oracle round 23: an AD inferred under a 3D that started a pile; the 3D
+    #: was taken back, the place showed empty, and the AD's own pile elsewhere was then
+    #: credited to another seat's hidden AD)
+    DROP_INFERRED_UNDER_TAKEN_BACK = True
+
+    def _drop_inferred_under_taken_back(self) -> bool:
+        """See :attr:`DROP_INFERRED_UNDER_TAKEN_BACK`."""
+        table = self.table
+        if not self.DROP_INFERRED_UNDER_TAKEN_BACK or table is None:
+            return False
+        for name, st in self.states.items():
+            j = self.lake_map.get(name)
+            if not name.startswith("lake:") or st.stable != () or st.covered or j is None \
+                    or j >= len(table.lake) or not table.lake[j].placements:
+                continue
+            dst = f"lake:{j}"
+            touching = [i for i, rec in enumerate(self.records)
+                        if isinstance(rec.action, Move) and rec.action.dst == dst
+                        or isinstance(rec.action, Retract) and rec.action.src == dst]
+            if not touching or not isinstance(self.records[touching[-1]].action, Retract):
+                continue  # (a take-back was the last thing seen there)
+            codes = [pl.card.code for pl in table.lake[j].placements]
+            drop = [i for i in touching if isinstance(self.records[i].action, Move)
+                    and self.records[i].inferred
+                    and self.records[i].action.card in codes]  # type: ignore[union-attr]
+            if len(drop) != len(codes):
+                continue  # a card seen landing there lies on it: the view is the odd one
+            records = [rec for i, rec in enumerate(self.records) if i not in drop]
+            gone = [self.records[i].action for i in drop]
+            replayed = self._replayed(records)
+            if replayed is None:
+                continue
+            # a card misplaced on it stays misplaced, if under another rule (a 3D on an AD
+            # needs a 2; on nothing, an Ace)
+            before = [new if old and new and {(f.seat, f.card) for f in new}
+                      == {(f.seat, f.card) for f in old} else old
+                      for old, new in zip([x.flags for x in records], replayed[1],
+                                          strict=True)]
+            if not self._rewrite_history(records, before):
+                continue
+            for move in gone:
+                self._forget_unless_named(self._owner(move), move.card)  # type: ignore[arg-type, union-attr]
+            return True
+        return False
 
     def _forget_unless_named(self, owner: int, code: str) -> None:
         """``owner``'s ``code`` is no longer known nor named, unless a record still moves it

@@ -2270,3 +2270,35 @@ def test_a_nertz_card_whose_pile_shows_its_next_card_is_as_good_as_gone():
         assert tr._departed("seat0:nertz", "6H") == flux
         _feed_views(tr, [_table({0: "JH", 1: "5D"})], start=n)
         assert tr._departed("seat0:nertz", "6H") == 3
+
+
+def _ace_inferred_under_a_taken_back_card(on: bool) -> Tracker:
+    """Seat 1's AD leaves its waste as seat 0's 3D starts a pile (so the AD is inferred
+    under it); the AD shows on a pile of its own; seat 0 takes the 3D back, and the first
+    pile shows empty."""
+    tr = Tracker(HouseRules(), 2)
+    tr.DROP_INFERRED_UNDER_TAKEN_BACK = on
+    shown, gone = {"seat1:waste": ["KS", "9S", "AD"]}, {"seat1:waste": ["KS", "9S"]}
+    n = _feed_views(tr, [_table({0: "3D", 1: "5C"})])
+    for places in (_table({0: "3D", 1: "5C"}, shown),
+                   _table({0: "8H", 1: "5C"}, {**gone, "lake:0": ["3D"]}),
+                   _table({0: "8H", 1: "5C"}, {**gone, "lake:0": ["3D"], "lake:1": ["AD"]}),
+                   _table({0: "3D", 1: "5C"}, {**gone, "lake:0": [], "lake:1": ["AD"]})):
+        n = _feed_views(tr, [places], repeat=6, start=n)
+    tr.finish()
+    return tr
+
+
+def test_a_card_inferred_under_one_taken_back_from_a_pile_then_seen_empty_was_not_there():
+    # the AD's move under the 3D is taken out of the history; the AD seen on its own pile
+    # is seat 1's, from its waste (oracle round 23's AD, later credited to another seat)
+    tr = _ace_inferred_under_a_taken_back_card(True)
+    assert [[(pl.seat, pl.card.code) for pl in f.placements] for f in tr.table.lake] == [
+        [], [(1, "AD")]]
+    assert [(e["card"], e["to"]) for e in tr.log() if e["type"] == "move"] == [
+        ("3D", "lake:0"), ("AD", "lake:1")]
+    assert [f["rule"] for f in tr.flags()] == ["foundation_needs_ace"]
+    # without: the AD stays under the pile the camera shows empty, its own pile unexplained
+    tr = _ace_inferred_under_a_taken_back_card(False)
+    assert [[(pl.seat, pl.card.code) for pl in f.placements] for f in tr.table.lake] == [
+        [(1, "AD")]]
