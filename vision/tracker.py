@@ -2280,7 +2280,63 @@ class Tracker:
         if new_pile and not ace and st is not None and dest is not None and \
                 self.GLIMPSED_ACE_UNDER and not any(Card.parse(f[3]).rank == 1
                                                     for f in found if f[3] in ALL_CODES):
-            self._glimpsed_ace_under(j, code, t, dest, st, evidence)
+            if not self._glimpsed_ace_under(j, code, t, dest, st, evidence) and \
+                    self.LOST_ACE_UNDER:
+                self._lost_ace_under(j, code, t, dest, st, evidence)
+        return True
+
+    #: a new pile's first card that is no Ace, laid under the arms of a seat whose waste
+    #: lost an Ace by hand (the waste showed what lay under it) in the moments before, the
+    #: Ace seen nowhere since: the Ace lies under it (oracle round 11: seat 0's AS, covered
+    #: 90 ms after it landed by another seat's misplaced QC)
+    LOST_ACE_UNDER = True
+    LOST_ACE_MS = 1500.0
+
+    def _lost_ace_under(self, j: int, code: str, t: int, dest: str, st: _PlaceState,
+                        evidence: dict[str, Any]) -> bool:
+        """See :attr:`LOST_ACE_UNDER`: commit the Ace's move first (marked inferred)."""
+        table = self.table
+        assert table is not None
+        # cards on lake piles the engine does not explain yet, each pile once: an Ace there
+        # is the lost one unless another seat's Ace was seen leaving its place for it
+        shown: dict[str, int] = {}
+        for name, other in self.states.items():
+            k = self.lake_map.get(name)
+            held = {pl.card.code for pl in table.lake[k].placements} \
+                if k is not None and k < len(table.lake) else set()
+            if name.startswith("lake:") and name != dest:
+                for c in set((other.stable or ())[-1:] + ((other.top,) if other.top else ())):
+                    if c not in held:
+                        shown[c] = shown.get(c, 0) + 1
+        found = []
+        for k in self._arms_over(st.box, t - 1000, t + 1, least=self.GRAB_COVER):
+            wname = f"seat{k}:waste"
+            wst = self.states.get(wname)
+            waste = table.layouts[k].waste
+            for i, card in enumerate(waste):
+                a = card.code
+                g = self.seen_at.get((wname, a))
+                if card.rank != 1 or (k, a) in self.named or wst is None or \
+                        g is None or not t - self.LOST_ACE_MS <= g < t or \
+                        not self._waste_gone(k, a):
+                    continue
+                others = [sp for sp in self._free_spots(a, dest) if sp[2] != k and not sp[3]
+                          and self._departed(sp[0], a) == 3]
+                if shown.get(a, 0) > len(others):
+                    continue  # it shows on a pile of its own
+                under = wst.settled.get(waste[i - 1].code, -1.0) if i else wst.empty_t
+                if under > g:  # (the waste showed what lay under it: taken by hand)
+                    found.append((k, a))
+        if len(found) != 1 or not self._bring_to_waste_top(*found[0]):
+            return False
+        k, ace = found[0]
+        if not self._commit(Move(k, ace, f"seat{k}:waste", f"lake:{min(j, len(table.lake))}"),
+                            t, self.frame, inferred=True,
+                            evidence={"why": f"{ace} taken from seat{k}'s waste by hand and "
+                                             f"seen nowhere since; seat{k}'s arm over {dest} "
+                                             f"as {code} covered it"}):
+            return False
+        evidence["inferred_under"] = evidence.get("inferred_under", []) + [ace]
         return True
 
     #: a new pile's first card that is no Ace, where the pile was glimpsed showing an Ace
@@ -2289,7 +2345,7 @@ class Tracker:
     GLIMPSED_ACE_UNDER = True
 
     def _glimpsed_ace_under(self, j: int, code: str, t: int, dest: str, st: _PlaceState,
-                            evidence: dict[str, Any]) -> None:
+                            evidence: dict[str, Any]) -> bool:
         """``code``, no Ace, lands first on new pile ``j`` (observed place ``dest``) that
         was glimpsed showing one Ace before: the one seat whose arm was well over the pile
         in the half second before that glimpse, and that holds the Ace hidden (in its stock
@@ -2300,7 +2356,7 @@ class Tracker:
         aces = {c: g for c, g in (*st.glimpsed.items(), *st.first.items())
                 if c != code and g <= t and c in ALL_CODES and Card.parse(c).rank == 1}
         if len(aces) != 1:
-            return
+            return False
         (ace, glimpse), = aces.items()
         seats = []
         for k in self._arms_over(st.box, glimpse - 500, glimpse + 1, least=self.GRAB_COVER):
@@ -2312,13 +2368,15 @@ class Tracker:
             if hidden and (k, ace) not in self.named:
                 seats.append(k)
         if len(seats) != 1 or not self._bring_to_waste_top(seats[0], ace):
-            return
+            return False
         k = seats[0]
         if self._commit(Move(k, ace, f"seat{k}:waste", f"lake:{min(j, len(table.lake))}"), t,
                         self.frame, inferred=True,
                         evidence={"why": f"{ace} glimpsed on {dest} before {code} covered "
                                          f"it, seat{k}'s arm over it just before"}):
             evidence["inferred_under"] = evidence.get("inferred_under", []) + [ace]
+            return True
+        return False
 
     #: a card that left unseen for a pile and was glimpsed on one of its seat's columns on
     #: the way made two moves (see :meth:`_via_column`)

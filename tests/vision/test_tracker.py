@@ -2302,3 +2302,40 @@ def test_a_card_inferred_under_one_taken_back_from_a_pile_then_seen_empty_was_no
     tr = _ace_inferred_under_a_taken_back_card(False)
     assert [[(pl.seat, pl.card.code) for pl in f.placements] for f in tr.table.lake] == [
         [(1, "AD")]]
+
+
+def _lost_ace(on: bool, own_pile: bool = False) -> Tracker:
+    """Seat 1 takes the AD off its waste by hand (the 9S under it shows); its arm, then
+    seat 0's, is over a new pile, which shows seat 0's 3C (no Ace) once settled; with
+    ``own_pile``, the AD shows on another pile meanwhile."""
+    tr = Tracker(HouseRules(), 2)
+    tr.LOST_ACE_UNDER = on
+    boxes = {"lake:0": (100.0, 100.0, 110.0, 114.0), "lake:1": (130.0, 100.0, 140.0, 114.0)}
+    shown, gone = {"seat1:waste": ["KS", "9S", "AD"]}, {"seat1:waste": ["KS", "9S"]}
+    gone = {**gone, **({"lake:1": ["AD"]} if own_pile else {})}
+    _play_boxed(tr, [(_table({0: "3C", 1: "5C"}), 3, []),
+                     (_table({0: "3C", 1: "5C"}, shown), 5, []),
+                     (_table({0: "3C", 1: "5C"}, gone), 5, [(boxes["lake:0"], 1)]),
+                     (_table({0: "8H", 1: "5C"}, gone), 1, [(boxes["lake:0"], 0)]),
+                     (_table({0: "8H", 1: "5C"}, {**gone, "lake:0": ["3C"]}), 10, [])], boxes)
+    tr.finish()
+    return tr
+
+
+def test_an_ace_taken_off_a_waste_and_seen_nowhere_lies_under_a_new_piles_first_card():
+    # the AD lies under the 3C (oracle round 11's AS under a misplaced QC): it counts for
+    # seat 1, and the 3C is on the wrong suit, not a pile without an Ace
+    def piles(tr: Tracker) -> list[list[tuple[int, str, bool]]]:
+        return [[(pl.seat, pl.card.code, pl.counts) for pl in f.placements]
+                for f in tr.table.lake]
+
+    tr = _lost_ace(True)
+    assert piles(tr) == [[(1, "AD", True), (0, "3C", False)]]
+    assert [f["rule"] for f in tr.flags()] == ["foundation_suit"]
+    # without: the 3C starts a pile of its own (no Ace), the AD is still on the waste
+    tr = _lost_ace(False)
+    assert piles(tr) == [[(0, "3C", False)]]
+    assert [f["rule"] for f in tr.flags()] == ["foundation_needs_ace"]
+    # the AD showing on a pile of its own is that pile's
+    tr = _lost_ace(True, own_pile=True)
+    assert sorted(piles(tr)) == [[(0, "3C", False)], [(1, "AD", True)]]
