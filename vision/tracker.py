@@ -1084,6 +1084,10 @@ class Tracker:
             pool: list[tuple[str, int, int, bool]] = []
             if len(run) == 1 and kind in ("lake", "river"):
                 pool = self._waste_candidates(code, dest, spots, landed)
+            if kind == "lake" and len(run) == 1 and self.RETRACT_VIA_COLUMN and not any(
+                    self._rank(sp, code, landed, False)[1] == 3 for sp in spots) and \
+                    self._taken_back_via_column(code, landed):
+                return True  # (its take-back committed: the column is now its source)
             if not spots and not pool and len(run) == 1 and kind in ("lake", "river"):
                 spots = self._from_waste_pool(code, dest)
             cands = spots + pool
@@ -1204,6 +1208,43 @@ class Tracker:
                     source.stable = None
                 return True
         return False
+
+    #: a misplaced card lying on a lake pile (under a later card, its leaving unseen),
+    #: glimpsed on one of its seat's columns since and gone from it again, when an
+    #: identical card lands that no place was seen losing: taken back to that column, then
+    #: played from it (oracle round 23: seat 6's 7S, taken back from under a misplaced 7D
+    #: and played on the spade pile, was credited to a waste 7S seen 7.5 s before)
+    RETRACT_VIA_COLUMN = True
+
+    def _taken_back_via_column(self, code: str, landed: float) -> bool:
+        """See :attr:`RETRACT_VIA_COLUMN`: commit the take-back (timed by the glimpse) when
+        exactly one such card fits."""
+        table = self.table
+        assert table is not None
+        found = []
+        for j, f in enumerate(table.lake):
+            for pl in f.placements:
+                if pl.card.code != code or pl.counts or not pl.src.startswith(
+                        f"seat{pl.seat}:river") or pl.seat != pl.card.owner:
+                    continue
+                col = pl.src
+                g = self.seen_at.get((col, code))
+                cst = self.states.get(col)
+                lst = self.states.get(self._obs_place_of(f"lake:{j}"))
+                if g is None or not pl.t_ms < g < landed or cst is None or \
+                        cst.stable is None or code in cst.stable or lst is None or \
+                        (lst.stable or ("",))[-1] == code:
+                    continue  # (the pile must not show it on top still)
+                found.append((pl.seat, f"lake:{j}", col, g))
+        if len(found) != 1:
+            return False
+        seat, src, col, g = found[0]
+        action = Retract(seat, code, src, col)
+        if table.is_legal(action) is not True:
+            return False
+        return self._commit(action, int(max(g, table.now)), self.frame,
+                            evidence={"why": f"{code} glimpsed on {col} after it lay on {src}, "
+                                             f"gone from there as an identical card landed"})
 
     def _buried_arrival(self, dest: str, st: _PlaceState, exp: tuple[str, ...]
                         ) -> tuple[str, float] | None:

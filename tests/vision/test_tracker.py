@@ -2339,3 +2339,39 @@ def test_an_ace_taken_off_a_waste_and_seen_nowhere_lies_under_a_new_piles_first_
     # the AD showing on a pile of its own is that pile's
     tr = _lost_ace(True, own_pile=True)
     assert sorted(piles(tr)) == [[(0, "3C", False)], [(1, "AD", True)]]
+
+
+def _taken_back_under_a_later_card(on: bool) -> Tracker:
+    """Seat 0 misplaces its column's 7H on the AH pile; seat 1's 5D lands on it; the 7H
+    shows back on its column for a frame, then on a new pile (the first pile still shows
+    the 5D)."""
+    tr = Tracker(HouseRules(), 2)
+    tr.RETRACT_VIA_COLUMN = on
+    bare = {"seat0:river3": []}
+    n = _feed_views(tr, [_table({0: "AH", 1: "5D"})])
+    for places, repeat in ((_table({0: "8C", 1: "5D"}, {"lake:0": ["AH"]}), 4),
+                           (_table({0: "8C", 1: "5D"}, {**bare, "lake:0": ["7H"]}), 4),
+                           (_table({0: "8C", 1: "6C"}, {**bare, "lake:0": ["5D"]}), 4),
+                           (_table({0: "8C", 1: "6C"}, {"lake:0": ["5D"]}), 1),
+                           (_table({0: "8C", 1: "6C"}, {**bare, "lake:0": ["5D"],
+                                                        "lake:1": ["7H"]}), 8)):
+        n = _feed_views(tr, [places], repeat=repeat, start=n)
+    tr.finish()
+    return tr
+
+
+def test_a_misplaced_card_glimpsed_back_on_its_column_was_taken_back_and_played_again():
+    # the 7H under the 5D: taken back (its flag corrected), then played from the column
+    # onto the new pile (oracle round 23's 7S, credited to a waste instead)
+    tr = _taken_back_under_a_later_card(True)
+    assert [(e["type"], e["card"], e["from"], e["to"]) for e in tr.log()
+            if e["type"] in ("move", "retract") and e["card"] == "7H"] == [
+        ("move", "7H", "seat0:river3", "lake:0"), ("retract", "7H", "lake:0", "seat0:river3"),
+        ("move", "7H", "seat0:river3", "lake:1")]
+    assert [(f["card"], f["rule"], f.get("corrected_at") is not None) for f in tr.flags()] == [
+        ("7H", "foundation_rank", True), ("5D", "foundation_suit", False),
+        ("7H", "foundation_needs_ace", False)]
+    # without: the 7H stays under the 5D, and the new pile's 7H comes from nowhere
+    tr = _taken_back_under_a_later_card(False)
+    assert [[pl.card.code for pl in f.placements] for f in tr.table.lake] == [
+        ["AH", "7H", "5D"]]
