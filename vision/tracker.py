@@ -1323,7 +1323,8 @@ class Tracker:
                     if (last is None or last[0] == place or last[1] <= left) and \
                             len(buried[code]) == 1:
                         j = self.lake_map[buried[code][0]]
-                        move = Move(seat, code, place, f"lake:{j}")
+                        move = Move(self._stack_mover(seat, place, code, buried[code][0]),
+                                    code, place, f"lake:{j}")
                         evidence = {"why": f"{code} left {place}, turned up nowhere, and an "
                                            f"identical {code} landed on "
                                            f"{buried[code][0]} as it left"}
@@ -1355,7 +1356,7 @@ class Tracker:
                 if pick is None:
                     continue
                 j = self.lake_map[pick]
-                move = Move(seat, code, place, f"lake:{j}")
+                move = Move(self._stack_mover(seat, place, code, pick), code, place, f"lake:{j}")
                 evidence = {"why": f"{code} left {place}, turned up nowhere, and {pick} "
                                    f"shows an identical {code}", "arm": bool(armed)}
                 if self._insert_under(move, left, st.stable_frame, evidence):
@@ -1372,6 +1373,19 @@ class Tracker:
                                      evidence=evidence):
                     return True
         return False
+
+    #: a card that turned up nowhere, laid under or on an identical pile top, was moved
+    #: by the seat whose arm grabbed it as it left (:meth:`_mover`, strict: not the looser
+    #: sign of any other arm near it, which accused a seat in a round without mistakes),
+    #: not always by its owner (oracle round 5: seat 0 took seat 5's 3D, flagged; seat
+    #: 7's 3D on it then counts)
+    HIDDEN_MOVER = True
+
+    def _stack_mover(self, owner: int, place: str, code: str, pile: str) -> int:
+        """The mover of ``owner``'s ``code`` from ``place`` onto observed lake ``pile``."""
+        if not self.HIDDEN_MOVER:
+            return owner
+        return self._mover(owner, place, code, self.t_ms, pile, strict=True)
 
     #: how long before a card left its layout an identical card may have landed on the
     #: lake pile it is then laid on, unseen, for the two to have raced for it
@@ -1578,7 +1592,8 @@ class Tracker:
     #: 0's arm over its nertz pile until seat 1's arm covered it too: seat 0's)
     GRAB_OWNER_CLEARED = True
 
-    def _mover(self, owner: int, src: str, code: str, t: float, dest: str = "") -> int:
+    def _mover(self, owner: int, src: str, code: str, t: float, dest: str = "",
+               strict: bool = False) -> int:
         """Who took a card from ``owner``'s layout: the owner, unless only another seat's
         arm was over the source place between the card's last sighting there and its
         landing (a card taken from another seat's layout). A card moved within its
@@ -1598,6 +1613,8 @@ class Tracker:
         if len(grab) == 1 and owner not in grab and not self._owner_at_last_sight(
                 owner, st.box, left):
             return grab.pop()  # (the owner's arm not over it just before either)
+        if strict:
+            return owner  # (only a grab as it left: no looser sign of another hand)
         seats = set(self._arms_over(st.box, left - 200, min(t + 1, left + self.TAKE_MS)))
         if owner in seats or len(seats) != 1:
             return owner

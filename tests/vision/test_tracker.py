@@ -2375,3 +2375,32 @@ def test_a_misplaced_card_glimpsed_back_on_its_column_was_taken_back_and_played_
     tr = _taken_back_under_a_later_card(False)
     assert [[pl.card.code for pl in f.placements] for f in tr.table.lake] == [
         ["AH", "7H", "5D"]]
+
+
+def _taken_onto_its_like(on: bool) -> Tracker:
+    """Seat 1's 2S lands on the AS pile; later seat 0's nertz 2S leaves under seat 1's arm
+    alone and turns up nowhere while the pile shows its like."""
+    tr = Tracker(HouseRules(), 2)
+    tr.HIDDEN_MOVER = on
+    boxes = {"seat0:nertz": (0.0, 0.0, 10.0, 14.0), "lake:0": (100.0, 100.0, 110.0, 114.0)}
+    full, gone = {"seat1:waste": ["QH", "2S"]}, {"seat1:waste": ["QH"]}
+    after = _table({0: "8H", 1: "5D"}, {**gone, "lake:0": ["2S"]})
+    _play_boxed(tr, [(_table({0: "AS", 1: "5D"}), 3, []),
+                     (_table({0: "AS", 1: "5D"}, full), 4, []),
+                     (_table({0: "2S", 1: "5D"}, {**full, "lake:0": ["AS"]}), 6, []),
+                     (_table({0: "2S", 1: "5D"}, {**gone, "lake:0": ["2S"]}), 26, []),
+                     (after, 1, [(boxes["seat0:nertz"], 1)]), (after, 1, [(boxes["lake:0"], 1)]),
+                     (after, 40, [])], boxes)
+    tr.finish()
+    return tr
+
+
+def test_a_card_that_turned_up_nowhere_on_its_like_was_moved_by_the_arm_that_took_it():
+    # seat 1 took seat 0's 2S and laid it on its own: seat 1's move, flagged as another
+    # seat's card (oracle round 5's 3D race), not seat 0's misplacement
+    tr = _taken_onto_its_like(True)
+    assert _pile(tr) == [(0, "AS", True), (1, "2S", True), (1, "2S", False)]
+    assert [(f["seat"], f["rule"]) for f in tr.flags()] == [(1, "not_your_card")]
+    tr = _taken_onto_its_like(False)
+    assert _pile(tr) == [(0, "AS", True), (1, "2S", True), (0, "2S", False)]
+    assert [(f["seat"], f["rule"]) for f in tr.flags()] == [(0, "foundation_rank")]
