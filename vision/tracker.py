@@ -274,12 +274,11 @@ class Tracker:
                 not call_t + grace < last <= call_t + grace + self.PLAY_ON_MS:
             return False
         r = next(i for i, rec in enumerate(self.records) if rec.t_ms > call_t)
-        if not any(isinstance(rec.action, Move | Retract) and rec.t_ms > call_t + grace
-                   for rec in self.records[r:]):
-            return False
-        fresh = self._rebuilt(self.records[:r])
         late = sum(isinstance(rec.action, Move | Retract) and rec.t_ms > call_t + grace
                    for rec in self.records[r:])
+        if not late:
+            return False
+        fresh = self._rebuilt(self.records[:r])
         why = (f"no call input: seat{seat} emptied its nertz pile at {int(emptied)} ms and "
                f"called at once; play stopped soon after ({late} card(s) landed later)")
         return fresh is not None and self._insert_at(
@@ -939,10 +938,10 @@ class Tracker:
                     return k
         return engine_place
 
-    #: a nertz card whose pile has shown another of the seat's hidden cards on top since
-    #: it was last seen has left, even with no hand over the pile (oracle round 5: seat
-    #: 0's 6H left, its pile showed a back, then the JH, unsettled as the 6H landed; the 6H
-    #: was taken from a waste that never showed it)
+    #: a nertz card whose pile now shows another of the seat's hidden cards (not settled
+    #: yet) counts as unseen there (2), not as still showing, even with no hand over the
+    #: pile (oracle round 5: seat 0's 6H left, its pile showed a back, then the JH,
+    #: unsettled as the 6H landed; the 6H was taken from a waste that never showed it)
     NERTZ_SHOWN_NEXT = True
 
     def _departed(self, engine_place: str, code: str) -> int:
@@ -1084,9 +1083,10 @@ class Tracker:
             pool: list[tuple[str, int, int, bool]] = []
             if len(run) == 1 and kind in ("lake", "river"):
                 pool = self._waste_candidates(code, dest, spots, landed)
-            if kind == "lake" and len(run) == 1 and self.RETRACT_VIA_COLUMN and not any(
-                    self._rank(sp, code, landed, False)[1] == 3 for sp in spots) and \
-                    self._taken_back_via_column(code, landed):
+            # (a source seen losing the card: the usual evidence for where it came from)
+            seen_gone = any(self._rank(sp, code, landed, False)[1] == 3 for sp in spots)
+            if kind == "lake" and len(run) == 1 and self.RETRACT_VIA_COLUMN and \
+                    not seen_gone and self._taken_back_via_column(code, landed):
                 return True  # (its take-back committed: the column is now its source)
             if not spots and not pool and len(run) == 1 and kind in ("lake", "river"):
                 spots = self._from_waste_pool(code, dest)
@@ -1103,10 +1103,9 @@ class Tracker:
             ranked = sorted(cands, key=lambda s: self._rank(s, code, landed, s in pool,
                                                             st),
                             reverse=True)
-            if len(pool) > 1 and not any(
-                    self._rank(s, code, landed, False)[1] == 3 or self.NERTZ_SHOWN_NEXT and
-                    s[0].endswith(":nertz") and self._rank(s, code, landed, False, st)[1:3]
-                    == (2, True) for s in spots):
+            if len(pool) > 1 and not seen_gone and not any(
+                    self.NERTZ_SHOWN_NEXT and s[0].endswith(":nertz") and
+                    self._rank(s, code, landed, False, st)[1:3] == (2, True) for s in spots):
                 # only a hidden card of some seat can have made it: the one seat whose arm
                 # was over the pile as it landed laid it
                 armed = [s for s in pool if self._rank(s, code, landed, True, st)[2]]
@@ -2359,13 +2358,14 @@ class Tracker:
         # is the lost one unless another seat's Ace was seen leaving its place for it
         shown: dict[str, int] = {}
         for name, other in self.states.items():
+            if not name.startswith("lake:") or name == dest:
+                continue
             k = self.lake_map.get(name)
             held = {pl.card.code for pl in table.lake[k].placements} \
                 if k is not None and k < len(table.lake) else set()
-            if name.startswith("lake:") and name != dest:
-                for c in set((other.stable or ())[-1:] + ((other.top,) if other.top else ())):
-                    if c not in held:
-                        shown[c] = shown.get(c, 0) + 1
+            for c in set((other.stable or ())[-1:] + ((other.top,) if other.top else ())):
+                if c not in held:
+                    shown[c] = shown.get(c, 0) + 1
         found = []
         for k in self._arms_over(st.box, t - 1000, t + 1, least=self.GRAB_COVER):
             wname = f"seat{k}:waste"
