@@ -92,6 +92,8 @@ def model_observer(model: Any, detector: Any, every_frame: bool = False,
 
     if getattr(detector, "turned_pass", None):
         detector.turned_pass = 0.0  # a table camera's frames: one look (not a photo's two)
+    if getattr(detector, "close_ups", None):
+        detector.close_ups = False  # and never a close-up of a card or two
     gated = None if every_frame else ChangeGatedDetector(detector, **gate)
 
     def spot(place: str) -> tuple[float, float, float, float] | None:

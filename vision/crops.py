@@ -88,6 +88,115 @@ def card_quad(image: np.ndarray, box: tuple[float, float, float, float] | np.nda
     return pts + np.array([ax1, ay1], np.float32)
 
 
+#: card shapes (long / short side) and angles (every 2.5°) that :func:`fitted_card_quad` tries
+FIT_RATIOS = (1.3, 1.4, 1.5, 1.56)
+_FIT_ANGLES = np.radians(np.arange(0.0, 180.0, 2.5))
+#: grey levels (darkest channel) by which paper must be brighter than what is around it
+PAPER_CONTRAST = 40.0
+
+
+def fitted_card_quad(image: np.ndarray, box: tuple[float, float, float, float] | np.ndarray,
+                     min_paper: float = 0.85, refine: bool = True) -> np.ndarray | None:
+    """The four corners (4, 2) of a whole card whose box is ``box`` where :func:`card_quad`
+    finds no lone outline (a neighbour touching it: the top card of a fanned column or
+    waste, a lake pile beside another): of the rectangles in a card's shape whose own box
+    is ``box`` (each angle, :data:`FIT_RATIOS`, both ways turned), the one lying most on
+    paper (pips and pictures filled); then each of its edges that runs along the paper's
+    edge fitted to it (:func:`_fit_free_edges`: a card seen at a slant is no rectangle).
+    None when no such rectangle lies at least ``min_paper`` on paper (a card partly
+    hidden, a box on the table)."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    w, h = x2 - x1, y2 - y1
+    if min(w, h) < 10:
+        return None
+    ih, iw = image.shape[:2]
+    ax1, ay1 = max(0, int(x1 - 0.1 * w)), max(0, int(y1 - 0.1 * h))
+    ax2, ay2 = min(iw, int(x2 + 0.1 * w) + 1), min(ih, int(y2 + 0.1 * h) + 1)
+    roi = image[ay1:ay2, ax1:ax2]
+    if roi.shape[0] < 12 or roi.shape[1] < 12:
+        return None
+    whiteness = _darkest_channel(roi)
+    _t, paper = cv2.threshold(whiteness, 0, 1, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    rest = paper == 0
+    if rest.mean() < 0.03 or float(whiteness[~rest].mean()) - float(whiteness[rest].mean()) \
+            < PAPER_CONTRAST:
+        return None  # no paper brighter than what lies around it (bare cloth, a white table)
+    k = max(3, int(min(w, h) * 0.2) | 1)  # fill the pips
+    paper = cv2.morphologyEx(paper, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
+    centre = ((x1 + x2) / 2 - ax1, (y1 + y2) / 2 - ay1)
+    cos, sin = np.abs(np.cos(_FIT_ANGLES)), np.abs(np.sin(_FIT_ANGLES))
+    canvas = np.zeros_like(paper)
+    best: tuple[float, np.ndarray] | None = None
+    for ratio in FIT_RATIOS:
+        bw, bh = cos + ratio * sin, sin + ratio * cos  # the box of a card 1 × ratio
+        for i in np.nonzero(np.abs(np.log(bw / bh * h / w)) <= 0.06)[0]:
+            side = 0.5 * (w / bw[i] + h / bh[i])
+            for turn in (_FIT_ANGLES[i], -_FIT_ANGLES[i]):
+                pts = cv2.boxPoints((centre, (side, ratio * side), float(np.degrees(turn))))
+                canvas[:] = 0
+                cv2.fillConvexPoly(canvas, np.round(pts * 4).astype(np.int32), 1, shift=2)
+                area = int(canvas.sum())
+                if area:
+                    share = float(cv2.countNonZero(canvas & paper)) / area
+                    if best is None or share > best[0]:
+                        best = (share, pts)
+    if best is None or best[0] < min_paper:
+        return None
+    pts = best[1]
+    if refine:
+        pts = _fit_free_edges(pts, paper, max(2, round(0.08 * min(w, h))))
+    return pts.astype(np.float32) + np.array([ax1, ay1], np.float32)
+
+
+def _fit_free_edges(pts: np.ndarray, paper: np.ndarray, reach: int) -> np.ndarray:
+    """The quadrilateral ``pts`` (4, 2) with each edge that runs along the edge of the
+    paper (paper inside it, none outside, within ``reach`` px across) moved onto it: a
+    line fitted through where the paper ends, at a dozen points along the edge. An edge
+    with paper on both sides (a neighbour card touching it) stays. The corners where the
+    lines meet (a card seen at a slant is no rectangle); a corner that would move more
+    than twice ``reach`` stays."""
+    centre = pts.mean(axis=0)
+    h, w = paper.shape[:2]
+    offsets = np.arange(-reach, reach + 1, dtype=np.float32)
+    lines: list[tuple[np.ndarray, np.ndarray]] = []  # (point, unit direction)
+    for i in range(4):
+        a, b = pts[i].astype(np.float64), pts[(i + 1) % 4].astype(np.float64)
+        along = (b - a) / max(1e-6, float(np.linalg.norm(b - a)))
+        normal = np.array([along[1], -along[0]])
+        if np.dot(normal, (a + b) / 2 - centre) < 0:
+            normal = -normal  # outwards
+        spots = a + np.linspace(0.15, 0.85, 12)[:, None] * (b - a)
+        probe = spots[:, None, :] + offsets[None, :, None] * normal  # (12, K, 2)
+        xi, yi = np.round(probe[..., 0]).astype(int), np.round(probe[..., 1]).astype(int)
+        inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
+        vals = paper[np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)]
+        ends = []
+        for row, spot, seen in zip(vals, spots, inside.all(axis=1), strict=True):
+            # (a probe leaving the picture looked at tells nothing)
+            if seen and row[0] and not row[-1]:
+                last = int(np.nonzero(row)[0][-1])
+                if not row[last + 1:].any():
+                    ends.append(spot + (offsets[last] + 0.5) * normal)
+        if len(ends) >= 5:
+            ends_a = np.array(ends)
+            mid = ends_a.mean(axis=0)
+            _u, _s, vt = np.linalg.svd(ends_a - mid)
+            lines.append((mid, vt[0]))
+        else:
+            lines.append((a, along))
+    out = pts.astype(np.float64).copy()
+    for i in range(4):  # corner i: where edge i - 1 meets edge i
+        (p, d), (q, e) = lines[i - 1], lines[i]
+        m = np.array([d, -e]).T
+        if abs(np.linalg.det(m)) < 1e-6:
+            continue
+        t = np.linalg.solve(m, q - p)
+        corner = p + t[0] * d
+        if np.linalg.norm(corner - pts[i]) <= 2 * reach:
+            out[i] = corner
+    return out.astype(np.float32)
+
+
 def upright_card(image: np.ndarray, quad: np.ndarray,
                  size: tuple[int, int] = CARD_SIZE) -> np.ndarray:
     """The card of ``quad`` warped to an upright ``size`` image (long side vertical); which

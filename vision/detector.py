@@ -147,6 +147,13 @@ class CardDetector:
     #: table (a queen filling the photo: four at 640 px)
     SCENE_CARDS = 8
     PREFER_SCENE = True
+    #: whether a photo may be a close-up (the close-up level looked at): a table camera's
+    #: frames never are (``referee.replay`` sets it off). A pale round table filling a
+    #: 1920×1080 frame is one sure "card" (0.89) at 160 and 80 px, and was taken for a
+    #: close-up and shrunk 19× (no card found) though 640 px saw 15 sure cards; letting a
+    #: table level win over the close-up level instead lost close-ups 700 px tall (read
+    #: right and alone 0.875 → 0.681: their pips are a "table" at 640 px)
+    close_ups = True
     CLOSE_UP_ABOVE = 0.56
     CLOSE_UP_SPAN = 0.45
 
@@ -231,7 +238,7 @@ class CardDetector:
         best_scene: tuple[float, float, int] = (0.0, 1.0, 0)  # the same, levels of a scene
         seen: dict[int, tuple[float, float]] = {}  # side: (score, median card side)
         counts: dict[int, int] = {}  # side: sure cards seen
-        for side in (*self.SCALE_LEVELS, self.CLOSE_UP_LEVEL):
+        for side in (*self.SCALE_LEVELS, *((self.CLOSE_UP_LEVEL,) if self.close_ups else ())):
             r = side / max(h, w)
             if r >= 1.0:
                 continue

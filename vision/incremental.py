@@ -102,6 +102,10 @@ class ChangeGatedDetector:
     still running. Full-frame detections stay in the caller's thread.
     """
 
+    #: the full-frame detections that look for the frame's scale again (the first one
+    #: always does): after a large change (the camera moved, or was swapped)
+    RESCALE_ON: tuple[str, ...] = ("large change",)
+
     def __init__(self, detector: Callable[..., Detections], width: int = 320,
                  change_threshold: float = 24.0, motion_threshold: float = 12.0,
                  settle_ms: float = 100.0, full_every_ms: float | None = 10000.0,
@@ -309,7 +313,13 @@ class ChangeGatedDetector:
         fixed = getattr(det, "scale", None)
         scale = fixed
         if fixed is None and hasattr(det, "estimate_scale"):
-            scale = det.estimate_scale(image)  # type: ignore[attr-defined]
+            if self._scale is not None and why not in self.RESCALE_ON:
+                # the camera's zoom does not change from frame to frame: a scale found
+                # again on a later frame (a hand or a blank stretch of table taken for a
+                # card at a small level) would only make the localiser miss every card
+                scale = self._scale
+            else:
+                scale = det.estimate_scale(image)  # type: ignore[attr-defined]
         new = det(image, scale=scale) if scale is not None else det(image)
         self.stats.detect_s += time.perf_counter() - t0
         self.stats.full += 1

@@ -422,6 +422,51 @@ def test_the_scale_follows_the_level_that_sees_a_table_of_cards_not_one_sure_box
     assert detector.estimate_scale(frame) < 0.1
 
 
+class _TableSeenWholeAsACard(_TableWithOneFalseBigBox):
+    """As above, and the 80 px copy (the close-up level) sees the table as one sure card
+    too, spanning half of it: a round, pale table filling a 1080p frame."""
+
+    def __call__(self, image, rects, conf=0.25):
+        side = max(image.shape[:2])
+        if side in (160, 80):  # (as measured on such a frame)
+            box = [33, 7, 124, 85] if side == 160 else [18, 3, 62, 45]
+            return Detections.create(np.array([box], np.float32),
+                                     np.array([0.88 if side == 160 else 0.9]), [FACE])
+        return super().__call__(image, rects, conf)
+
+
+def test_a_table_camera_never_takes_its_table_for_a_close_up():
+    detector = CardDetector(_TableSeenWholeAsACard(), classifier=None)
+    frame = np.zeros((1080, 1920, 3), np.uint8)
+    # a photo may be a close-up: the one card filling half of it wins, shrunk ~20×
+    assert detector.estimate_scale(frame) < 0.1
+    detector.close_ups = False  # a table camera's frame: the table of cards decides
+    assert detector.estimate_scale(frame) == pytest.approx(56 / 78, rel=0.02)
+
+
+@NEEDS_ARTWORK
+def test_a_round_pale_table_filling_a_1080p_frame_keeps_its_cards_size(card_cache):
+    from vision.render import decks
+
+    frame = np.full((1080, 1920, 3), (75, 95, 65), np.uint8)
+    cv2.circle(frame, (960, 560), 470, (190, 210, 220), -1)  # a cream round table
+    codes = ["KD", "7S", "5H", "AC", "4C", "9S", "3H", "JC", "2D", "6S"]
+    for i, code in enumerate(codes):
+        card = decks.render_card("kde-standard", code, 76)
+        h, w = card.shape[:2]
+        x, y = 790 + 70 * (i % 5), 260 if i < 5 else 760
+        a = card[..., 3:4] / 255.0
+        frame[y:y + h, x:x + w] = (frame[y:y + h, x:x + w] * (1 - a)
+                                   + card[..., :3] * a).astype(np.uint8)
+    detector = CardDetector.load()
+    assert detector.estimate_scale(frame) < 0.1  # as a photo: "a close-up" of the table
+    detector.close_ups = False  # as the table camera's observer sets it
+    scale = detector.estimate_scale(frame)
+    assert 0.5 < scale < 1.0, scale  # 76 px cards brought to about 56 px
+    found = set(detector(frame, scale=scale).code)
+    assert len(found & set(codes)) >= 8, found
+
+
 def test_a_lone_index_needs_the_localiser_and_the_reader_together_sure_enough():
     boxes = np.array([[100, 100, 110, 120], [200, 100, 210, 120]], np.float32)
     dets = Detections.create(boxes, np.array([0.1, 0.1]), [INDEX, INDEX])

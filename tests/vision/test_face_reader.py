@@ -109,3 +109,22 @@ def test_the_detector_works_without_the_face_reader(card_cache, tmp_path):
     frame, _box = _card_in_frame("gnome-simplistic", "7H", 120, math.degrees(0.2))
     cards = detector(frame)
     assert len(cards) <= 2
+
+
+@HAS_MODEL
+def test_an_outline_that_overruns_the_cards_box_is_not_the_cards():
+    from tests.vision.test_crops import _fan
+    from vision.crops import card_quad, fitted_card_quad
+
+    reader = FaceReader.load()
+    image, truth, box = _fan(-21.0)
+    long_card = card_quad(image, box)  # the top card and the strip of the card under it
+    assert long_card is not None
+    assert reader._fitting(long_card, box) is None
+    fitted = fitted_card_quad(image, box)
+    assert reader._fitting(fitted, box) is fitted
+    found, _probs = reader.read_boxes(image, box[None])
+    assert found[0]
+    reader.FIT_OUTLINE = False  # without the fitted outline: no face read at all
+    found, _probs = reader.read_boxes(image, box[None])
+    assert not found[0]

@@ -305,3 +305,49 @@ def test_background_reads_are_the_same_reads_one_frame_later(tmp_path, detector)
             assert bg[1][i + 1] == sync[1][i], i
     for k in ("frames", "full", "regions", "region_px"):
         assert bg[4][k] == sync[4][k], k
+
+
+class _ScaleLog(Counting):
+    """The real detector; its scale estimate scripted (the first frame's right, later ones
+    wrong, as a hand or a pale table at a small level can make it), the scales used
+    kept."""
+
+    def __init__(self, detector, estimates):
+        super().__init__(detector)
+        self.estimates = list(estimates)
+        self.asked = 0
+        self.used: list[float | None] = []
+
+    @property
+    def scale(self):
+        return None  # no fixed scale: the gate looks for one
+
+    def estimate_scale(self, image):
+        self.asked += 1
+        return self.estimates[min(self.asked, len(self.estimates)) - 1]
+
+    def __call__(self, image, regions=None, scale=None):
+        self.used.append(scale)
+        return super().__call__(image, regions=regions, scale=scale)
+
+
+def test_the_scale_found_on_the_first_frame_is_kept_until_the_camera_changes(tmp_path,
+                                                                          detector):
+    frames, _hands = scene(tmp_path)
+    counting = _ScaleLog(detector, [1.0, 0.05, 0.05, 1.0])
+    gate = ChangeGatedDetector(counting, full_every_ms=1200, confirms=1)
+    for i, img in enumerate(frames):
+        gate(img, i * 100.0)
+    # full frames: the first, its confirmation and the periodic ones; the card put down
+    # read in a region; every detection at the first frame's scale
+    assert gate.stats.full >= 3
+    assert counting.asked == 1
+    assert counting.used and set(counting.used) == {1.0}
+    assert "KS" in _at(gate.detections, 420 + 22, 150 + 32)
+    # a large change (the camera moved or was swapped, the light changed) looks for the
+    # scale again
+    moved = [np.clip(f.astype(np.int16) + 50, 0, 255).astype(np.uint8) for f in frames[-8:]]
+    for i, img in enumerate(moved):
+        gate(img, (len(frames) + i) * 100.0)
+    assert gate.stats.full_reasons.get("large change") == 1
+    assert counting.asked == 2 and 0.05 in counting.used
