@@ -155,35 +155,33 @@ def _fit_free_edges(pts: np.ndarray, paper: np.ndarray, reach: int) -> np.ndarra
     with paper on both sides (a neighbour card touching it) stays. The corners where the
     lines meet (a card seen at a slant is no rectangle); a corner that would move more
     than twice ``reach`` stays."""
-    centre = pts.mean(axis=0)
     h, w = paper.shape[:2]
-    offsets = np.arange(-reach, reach + 1, dtype=np.float32)
+    offsets = np.arange(-reach, reach + 1, dtype=np.float64)
+    a = pts.astype(np.float64)
+    b = np.roll(a, -1, axis=0)  # edge i runs from corner i to corner i + 1
+    along = (b - a) / np.maximum(np.linalg.norm(b - a, axis=1, keepdims=True), 1e-6)
+    normal = np.stack([along[:, 1], -along[:, 0]], axis=1)
+    outwards = np.sum(normal * ((a + b) / 2 - a.mean(axis=0)), axis=1) >= 0
+    normal[~outwards] *= -1
+    spots = a[:, None] + np.linspace(0.15, 0.85, 12)[None, :, None] * (b - a)[:, None]
+    probe = spots[:, :, None, :] + offsets[None, None, :, None] * normal[:, None, None, :]
+    xi, yi = np.round(probe[..., 0]).astype(int), np.round(probe[..., 1]).astype(int)
+    inside = ((xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)).all(axis=2)  # (4, 12)
+    vals = paper[np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)] > 0  # (4, 12, K)
+    # where the paper ends, for each probe that starts on paper and ends off it (one
+    # leaving the picture tells nothing)
+    good = inside & vals[..., 0] & ~vals[..., -1]
+    last = len(offsets) - 1 - np.argmax(vals[..., ::-1], axis=2)  # (4, 12)
+    ends = spots + (offsets[last] + 0.5)[..., None] * normal[:, None]
     lines: list[tuple[np.ndarray, np.ndarray]] = []  # (point, unit direction)
     for i in range(4):
-        a, b = pts[i].astype(np.float64), pts[(i + 1) % 4].astype(np.float64)
-        along = (b - a) / max(1e-6, float(np.linalg.norm(b - a)))
-        normal = np.array([along[1], -along[0]])
-        if np.dot(normal, (a + b) / 2 - centre) < 0:
-            normal = -normal  # outwards
-        spots = a + np.linspace(0.15, 0.85, 12)[:, None] * (b - a)
-        probe = spots[:, None, :] + offsets[None, :, None] * normal  # (12, K, 2)
-        xi, yi = np.round(probe[..., 0]).astype(int), np.round(probe[..., 1]).astype(int)
-        inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
-        vals = paper[np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)]
-        ends = []
-        for row, spot, seen in zip(vals, spots, inside.all(axis=1), strict=True):
-            # (a probe leaving the picture looked at tells nothing)
-            if seen and row[0] and not row[-1]:
-                last = int(np.nonzero(row)[0][-1])
-                if not row[last + 1:].any():
-                    ends.append(spot + (offsets[last] + 0.5) * normal)
-        if len(ends) >= 5:
-            ends_a = np.array(ends)
-            mid = ends_a.mean(axis=0)
-            _u, _s, vt = np.linalg.svd(ends_a - mid)
+        if good[i].sum() >= 5:
+            fit = ends[i][good[i]]
+            mid = fit.mean(axis=0)
+            _u, _s, vt = np.linalg.svd(fit - mid)
             lines.append((mid, vt[0]))
         else:
-            lines.append((a, along))
+            lines.append((a[i], along[i]))
     out = pts.astype(np.float64).copy()
     for i in range(4):  # corner i: where edge i - 1 meets edge i
         (p, d), (q, e) = lines[i - 1], lines[i]

@@ -42,10 +42,6 @@ class FaceReader:
     #: and where neither look finds it, fit a card's shape to the box
     #: (:func:`~vision.crops.fitted_card_quad`): the top card of a fanned column or waste
     FIT_OUTLINE = True
-    #: an outline found whose own box has a side further than this (share of the card's
-    #: box) from the card box's is not the card's (None: any outline found is taken): on
-    #: fanned columns such outlines were off by 0.10–0.22, fitted ones by under 0.025
-    MAX_BOX_OFF: float | None = 0.08
 
     def __init__(self, path: str | Path, threads: int = 2) -> None:
         self.session, self.names, _size = onnx_model(path, "face reader", threads)
@@ -84,16 +80,15 @@ class FaceReader:
                    ) -> tuple[np.ndarray, np.ndarray]:
         """For each face box of a frame: whether the card's whole outline was found
         (:func:`~vision.crops.card_quad`, in the box grown by 10 %, else in the box grown by
-        :attr:`FALLBACK_MARGIN`, an outline whose own box fits the card's: :attr:`MAX_BOX_OFF`;
-        else fitted to the box: :attr:`FIT_OUTLINE`) and, where it was, the (classes,)
-        probabilities of its face (zeros elsewhere)."""
+        :attr:`FALLBACK_MARGIN`, else fitted to the box: :attr:`FIT_OUTLINE`) and, where it
+        was, the (classes,) probabilities of its face (zeros elsewhere)."""
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
         found = np.zeros(len(boxes), bool)
         crops = []
         for i, box in enumerate(boxes):
-            quad = self._fitting(card_quad(image, box), box)
+            quad = card_quad(image, box)
             if quad is None and self.FALLBACK_MARGIN is not None:
-                quad = self._fitting(card_quad(image, box, margin=self.FALLBACK_MARGIN), box)
+                quad = card_quad(image, box, margin=self.FALLBACK_MARGIN)
             if quad is None and self.FIT_OUTLINE:
                 quad = fitted_card_quad(image, box)
             if quad is not None:
@@ -103,19 +98,6 @@ class FaceReader:
         if crops:
             probs[found] = self.probabilities(crops)
         return found, probs
-
-    def _fitting(self, quad: np.ndarray | None, box: np.ndarray) -> np.ndarray | None:
-        """``quad`` if its own box matches the card's box (no side off by more than
-        :attr:`MAX_BOX_OFF` of the box's width or height), else None: the top card of a
-        fanned column and the strip of the card under it make one card-shaped region, a
-        card too long."""
-        if quad is None or self.MAX_BOX_OFF is None:
-            return quad
-        lo, hi = quad.min(axis=0), quad.max(axis=0)
-        w, h = max(1e-6, float(box[2] - box[0])), max(1e-6, float(box[3] - box[1]))
-        off = max(abs(lo[0] - box[0]) / w, abs(hi[0] - box[2]) / w,
-                  abs(lo[1] - box[1]) / h, abs(hi[1] - box[3]) / h)
-        return quad if off <= self.MAX_BOX_OFF else None
 
     def __call__(self, cards: Sequence[np.ndarray]) -> tuple[list[str], np.ndarray]:
         """The most likely code of each upright card image and its probability."""
