@@ -122,12 +122,22 @@ def load_onnx_weights(model, path: Path) -> None:  # noqa: ANN001
 
     graph = onnx.load(str(path)).graph
     weights = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    for node in graph.node:  # (a weight used twice may reach its second use by Identity)
+        if node.op_type == "Identity" and node.input[0] in weights:
+            weights[node.output[0]] = weights[node.input[0]]
     convs = [n for n in graph.node if n.op_type == "Conv"]
     torch_convs = [m for m in model.features if isinstance(m, torch.nn.Conv2d)]
     norms = [m for m in model.features if isinstance(m, torch.nn.BatchNorm2d)]
-    if len(convs) != len(torch_convs):
-        raise ValueError(f"{path}: {len(convs)} convolutions, this reader has "
-                         f"{len(torch_convs)}")
+    n = len(torch_convs)
+    if not convs or len(convs) % n:
+        raise ValueError(f"{path}: {len(convs)} convolutions, this reader has {n}")
+    # a graph that reads its input more than once (the face reader: as is and turned 180°)
+    # holds each convolution once per read, the same weights
+    for k in range(n, len(convs)):
+        for i in (1, 2):
+            if not np.array_equal(weights[convs[k].input[i]], weights[convs[k % n].input[i]]):
+                raise ValueError(f"{path}: its reads of the input have different weights")
+    convs = convs[:n]
     with torch.no_grad():
         for node, conv, norm in zip(convs, torch_convs, norms, strict=True):
             conv.weight.copy_(torch.from_numpy(np.array(weights[node.input[1]])))
@@ -378,8 +388,8 @@ def training_parser(description: str, data: Path, epochs: int, work: Path, out: 
     parser.add_argument("--work", type=Path, default=work)
     parser.add_argument("--resume", action="store_true", help="continue from --work/last.pt")
     parser.add_argument("--init", type=Path, default=None,
-                        help="start from these weights (a best.pt, or for the index reader "
-                             "an exported .onnx) with a fresh schedule")
+                        help="start from these weights (a best.pt, or an exported .onnx) "
+                             "with a fresh schedule")
     parser.add_argument("--freeze-bn", action="store_true",
                         help="keep batch-norm statistics fixed (implied by an .onnx --init)")
     parser.add_argument("--out", type=Path, default=out)

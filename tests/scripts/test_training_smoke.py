@@ -79,3 +79,27 @@ def test_face_reader_trains_exports_and_runs(card_cache, tmp_path):
     assert "none" in reader.names and len(reader.names) == 53 and reader.size == (48, 64)
     codes, conf = reader([np.full((90, 60, 3), 200, np.uint8)])
     assert codes[0] in reader.names and 0 <= conf[0] <= 1
+
+
+def test_an_exported_face_reader_loads_back_for_fine_tuning():
+    import onnxruntime as ort
+    import torch
+
+    from scripts.train_face_reader import both_ways, build_model
+    from scripts.train_index_reader import load_onnx_weights
+    from vision.identify import MODELS
+
+    path = MODELS / "face_reader.onnx"
+    if not path.is_file():
+        pytest.skip("no face reader in models/")
+    # the graph reads its input twice (as is and turned 180°): each convolution is held
+    # twice, the second reached through Identity nodes; one torch model takes them
+    model = build_model()
+    load_onnx_weights(model, path)
+    model.eval()
+    x = np.random.default_rng(0).random((3, 3, 64, 48), dtype=np.float32)
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    want = session.run(None, {session.get_inputs()[0].name: x})[0]
+    with torch.no_grad():
+        got = both_ways(model, torch.from_numpy(x)).numpy()
+    assert np.abs(got - want).max() < 1e-4
