@@ -76,8 +76,9 @@ class ChangeGatedDetector:
 
     ``detector`` is a :class:`~vision.detector.CardDetector` (or anything called as
     ``detector(image, regions=None | [(x1, y1, x2, y2)], scale=None | float)``); when it has
-    ``estimate_scale`` and no fixed ``scale``, the scale found at each full-frame detection
-    is used for the regions too (a region alone would be looked at unscaled).
+    ``estimate_scale`` and no fixed ``scale``, the median of the scales found at the
+    full-frame detections (since the last large change) is used for them and for the
+    regions (a region alone would be looked at unscaled).
 
     ``width``: the width of the grey copy compared (320: a 1280-wide frame in 4×4 blocks);
     ``change_threshold``: grey levels (0–255) from the reference that make a pixel dirty;
@@ -102,8 +103,8 @@ class ChangeGatedDetector:
     still running. Full-frame detections stay in the caller's thread.
     """
 
-    #: the full-frame detections that look for the frame's scale again (the first one
-    #: always does): after a large change (the camera moved, or was swapped)
+    #: the full-frame detections after which the scales found before no longer count:
+    #: a large change (the camera moved, or was swapped)
     RESCALE_ON: tuple[str, ...] = ("large change",)
 
     def __init__(self, detector: Callable[..., Detections], width: int = 320,
@@ -146,6 +147,7 @@ class ChangeGatedDetector:
         self._dirty: np.ndarray | None = None
         self._calm_since: np.ndarray | None = None
         self._scale: float | None = None
+        self._scales: list[float] = []
         self._last_full: float = -np.inf
         #: reads to confirm: (due ms, reads left, frame-pixel boxes; None: the whole frame)
         self._confirm: list[tuple[float, int, list[list[float]] | None]] = []
@@ -313,13 +315,16 @@ class ChangeGatedDetector:
         fixed = getattr(det, "scale", None)
         scale = fixed
         if fixed is None and hasattr(det, "estimate_scale"):
-            if self._scale is not None and why not in self.RESCALE_ON:
-                # the camera's zoom does not change from frame to frame: a scale found
-                # again on a later frame (a hand or a blank stretch of table taken for a
-                # card at a small level) would only make the localiser miss every card
-                scale = self._scale
-            else:
-                scale = det.estimate_scale(image)  # type: ignore[attr-defined]
+            if why in self.RESCALE_ON:
+                self._scales = []  # another view: its scale is looked for afresh
+            # the camera's zoom does not change from frame to frame: the median of the
+            # scales found at each full-frame detection since (one frame's estimate can be
+            # far off: a hand, a pale table taken for a card at a small level)
+            self._scales.append(det.estimate_scale(image))  # type: ignore[attr-defined]
+            ranked = sorted(self._scales)
+            mid = ranked[(len(ranked) - 1) // 2:len(ranked) // 2 + 1]
+            # (of two middle ones, the one nearer the scale in use: no flip-flop)
+            scale = min(mid, key=lambda v: abs(v - (self._scale or v)))
         new = det(image, scale=scale) if scale is not None else det(image)
         self.stats.detect_s += time.perf_counter() - t0
         self.stats.full += 1

@@ -308,9 +308,8 @@ def test_background_reads_are_the_same_reads_one_frame_later(tmp_path, detector)
 
 
 class _ScaleLog(Counting):
-    """The real detector; its scale estimate scripted (the first frame's right, later ones
-    wrong, as a hand or a pale table at a small level can make it), the scales used
-    kept."""
+    """The real detector; its scale estimate scripted (now and then far off, as a hand or a
+    pale table taken for a card at a small level can make it), the scales used kept."""
 
     def __init__(self, detector, estimates):
         super().__init__(detector)
@@ -324,30 +323,39 @@ class _ScaleLog(Counting):
 
     def estimate_scale(self, image):
         self.asked += 1
-        return self.estimates[min(self.asked, len(self.estimates)) - 1]
+        return self.estimates[(self.asked - 1) % len(self.estimates)]
 
     def __call__(self, image, regions=None, scale=None):
         self.used.append(scale)
         return super().__call__(image, regions=regions, scale=scale)
 
 
-def test_the_scale_found_on_the_first_frame_is_kept_until_the_camera_changes(tmp_path,
-                                                                          detector):
+def test_the_scale_is_the_median_of_those_found_and_starts_afresh_when_the_view_changes(
+        tmp_path, detector):
     frames, _hands = scene(tmp_path)
-    counting = _ScaleLog(detector, [1.0, 0.05, 0.05, 1.0])
-    gate = ChangeGatedDetector(counting, full_every_ms=1200, confirms=1)
+    counting = _ScaleLog(detector, [1.0, 0.05, 1.0, 1.0, 0.05])
+    gate = ChangeGatedDetector(counting, full_every_ms=600, confirms=1)
     for i, img in enumerate(frames):
         gate(img, i * 100.0)
-    # full frames: the first, its confirmation and the periodic ones; the card put down
-    # read in a region; every detection at the first frame's scale
-    assert gate.stats.full >= 3
-    assert counting.asked == 1
-    assert counting.used and set(counting.used) == {1.0}
+    # full frames: the first, its confirmation and the periodic ones, each asking; every
+    # detection (full frames and the card put down, read in a region) at the median
+    assert gate.stats.full >= 4 and counting.asked == gate.stats.full
+    assert 0.05 not in counting.used and set(counting.used) == {1.0}
     assert "KS" in _at(gate.detections, 420 + 22, 150 + 32)
-    # a large change (the camera moved or was swapped, the light changed) looks for the
-    # scale again
+    # a large change (the camera moved or was swapped, the light changed): the scales
+    # found before no longer count
+    counting.estimates, counting.asked = [0.5], 0
     moved = [np.clip(f.astype(np.int16) + 50, 0, 255).astype(np.uint8) for f in frames[-8:]]
     for i, img in enumerate(moved):
         gate(img, (len(frames) + i) * 100.0)
     assert gate.stats.full_reasons.get("large change") == 1
-    assert counting.asked == 2 and 0.05 in counting.used
+    assert counting.used[-1] == 0.5
+
+
+def test_a_first_frames_odd_scale_gives_way_to_the_later_ones(tmp_path, detector):
+    frames, _hands = scene(tmp_path)
+    counting = _ScaleLog(detector, [0.8, 1.0, 1.0, 1.0])
+    gate = ChangeGatedDetector(counting, full_every_ms=600, confirms=1)
+    for i, img in enumerate(frames):
+        gate(img, i * 100.0)
+    assert counting.used[0] == 0.8 and counting.used[-1] == 1.0
