@@ -319,6 +319,18 @@ class TableModel:
                                float(areas[i]) < 0.3 * CARD_AREA_MM2 and code != "back", card))
         return out
 
+    #: a card read whose centre lies this far from a marker's centre (in code widths, along
+    #: the table's axes) is the marker, not a card: its black-and-white code and its white
+    #: border look like a card's back or face to the detector
+    ON_MARKER = 0.75
+
+    def _on_marker(self, centre: np.ndarray) -> bool:
+        markers = self.profile.markers
+        if markers is None or not markers.centres_mm:
+            return False
+        near = np.abs(np.asarray(markers.centres_mm, np.float64) - centre[:2]).max(axis=1)
+        return bool((near <= self.ON_MARKER * markers.code_mm).any())
+
     def _seat_candidates(self, s: SeatProfile, m: _Mapped) -> tuple[float, str] | None:
         """(distance, place) of the seat's nearest place, or None outside its area."""
         if m.index_only:  # a top-left or a bottom-right index: try both
@@ -680,7 +692,7 @@ class TableModel:
         if state != "ok" or self.plane is None:
             return Observation(frame, t_ms, table_found=False, camera=state,
                                hands=self._hands(mask, scale))
-        mapped = self._map(detections)
+        mapped = [m for m in self._map(detections) if not self._on_marker(m.centre)]
         per_seat: dict[int, list[tuple[_Mapped, str]]] = {}
         assigned: dict[int, str | None] = {}
         nearest: dict[int, int] = {}

@@ -469,3 +469,28 @@ def test_a_still_camera_is_not_rechecked_and_a_slow_drift_is_followed(video):
     p = np.array([[0.0, 0.0], [300.0, 150.0]])
     assert np.abs(model.plane.to_px(p) - plane0.to_px(p) - [24.0, -12.0]).max() < 1.5
     assert total > 100 and right >= 0.95 * total, (right, total)
+
+
+def test_a_read_on_a_marker_is_no_card(video):
+    """A marker's code and white border can look like a card (a back, or a face read as
+    some code): such a read is not placed anywhere, not even as a lake pile."""
+    header, labels, frames = video
+    model = TableModel(_profile(header))
+    dets, _truth = label_detections(labels[0]["cards"])
+    model.observe(frames[0], dets, 0, 0.0)
+    layout = model.profile.markers
+    assert layout is not None
+    centre = model.plane.to_px(np.array([layout.centres_mm[0]]))[0]
+    half = 0.5 * np.linalg.norm(np.diff(model.plane.to_px(layout.corners_mm(layout.ids[0]))[:2],
+                                        axis=0))
+    box = np.concatenate([centre - half, centre + half])
+    on_marker = Detections.create(np.vstack([dets.xyxy, [box], [box]]).astype(np.float32),
+                                  code=[*dets.code, "JS", "back"])
+    obs = model.observe(frames[1], on_marker, 1, 100.0)
+    seen = [c.box for v in obs.places.values() for c in v.cards] + [c.box for c in obs.loose]
+    assert not any(np.allclose(b, box, atol=0.01) for b in seen)
+    assert not any(name.startswith("lake:") and "JS" in v.codes for name, v in obs.places.items())
+    model.ON_MARKER = 0.0  # (the marker's read kept: a lake pile of one JS, or loose)
+    obs = model.observe(frames[2], on_marker, 2, 200.0)
+    seen = [c.box for v in obs.places.values() for c in v.cards] + [c.box for c in obs.loose]
+    assert any(np.allclose(b, box, atol=0.01) for b in seen)
