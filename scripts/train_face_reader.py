@@ -32,7 +32,7 @@ from scripts.train_index_reader import (
     class_probabilities,
     export_onnx,
     fit,
-    load_onnx_weights,
+    init_weights,
     load_split,
     training_parser,
 )
@@ -179,12 +179,7 @@ def main(argv: list[str] | None = None) -> None:
     val = load_split([d / "val" for d in args.data], 0, args.seed, SIZE)
     print(f"train {len(train[0])} crops, val {len(val[0])} crops", flush=True)
     model = build_model().to(args.device)
-    if args.init is not None and args.init.suffix == ".onnx":
-        # an exported reader (models/face_reader.onnx): its batch norms folded, kept fixed
-        load_onnx_weights(model, args.init)
-        args.freeze_bn = True
-    elif args.init is not None:
-        model.load_state_dict(torch.load(args.init, map_location=args.device))
+    init_weights(model, args)
 
     def score(model) -> dict[str, float]:  # noqa: ANN001
         scores = evaluate(model, *val, args.device)

@@ -151,6 +151,18 @@ def load_onnx_weights(model, path: Path) -> None:  # noqa: ANN001
                 param.copy_(torch.from_numpy(np.array(weights[key])))
 
 
+def init_weights(model, args) -> None:  # noqa: ANN001
+    """``--init``: an exported reader (.onnx; its batch norms folded, so kept fixed from
+    then on: ``args.freeze_bn``) or a torch state dict (best.pt)."""
+    import torch
+
+    if args.init is not None and args.init.suffix == ".onnx":
+        load_onnx_weights(model, args.init)
+        args.freeze_bn = True
+    elif args.init is not None:
+        model.load_state_dict(torch.load(args.init, map_location=args.device))
+
+
 def freeze_batch_norms(model) -> None:  # noqa: ANN001
     """Batch norms in eval mode (their running statistics kept; scale and shift still
     learn)."""
@@ -411,11 +423,7 @@ def main(argv: list[str] | None = None) -> None:
     val = load_split([d / "val" for d in args.data], 0, args.seed)
     print(f"train {len(train[0])} crops, val {len(val[0])} crops", flush=True)
     model = build_model().to(args.device)
-    if args.init is not None and args.init.suffix == ".onnx":
-        load_onnx_weights(model, args.init)
-        args.freeze_bn = True
-    elif args.init is not None:
-        model.load_state_dict(torch.load(args.init, map_location=args.device))
+    init_weights(model, args)
 
     def score(model) -> dict[str, float]:  # noqa: ANN001
         scores = evaluate(model, *val, args.device)

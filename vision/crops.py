@@ -135,9 +135,9 @@ def fitted_card_quad(image: np.ndarray, box: tuple[float, float, float, float] |
                 pts = cv2.boxPoints((centre, (side, ratio * side), float(np.degrees(turn))))
                 canvas[:] = 0
                 cv2.fillConvexPoly(canvas, np.round(pts * 4).astype(np.int32), 1, shift=2)
-                area = int(canvas.sum())
+                area = cv2.countNonZero(canvas)
                 if area:
-                    share = float(cv2.countNonZero(canvas & paper)) / area
+                    share = cv2.countNonZero(cv2.bitwise_and(canvas, paper)) / area
                     if best is None or share > best[0]:
                         best = (share, pts)
     if best is None or best[0] < min_paper:

@@ -324,12 +324,15 @@ class TableModel:
     #: border look like a card's back or face to the detector
     ON_MARKER = 0.75
 
-    def _on_marker(self, centre: np.ndarray) -> bool:
+    def _off_markers(self, mapped: list[_Mapped]) -> list[_Mapped]:
+        """``mapped`` without the reads that lie on a marker (:attr:`ON_MARKER`)."""
         markers = self.profile.markers
-        if markers is None or not markers.centres_mm:
-            return False
-        near = np.abs(np.asarray(markers.centres_mm, np.float64) - centre[:2]).max(axis=1)
-        return bool((near <= self.ON_MARKER * markers.code_mm).any())
+        if markers is None or not markers.centres_mm or not mapped:
+            return mapped
+        centres = np.array([m.centre[:2] for m in mapped], np.float64)  # (N, 2)
+        near = np.abs(centres[:, None] - np.asarray(markers.centres_mm, np.float64)[None])
+        on = (near.max(axis=2) <= self.ON_MARKER * markers.code_mm).any(axis=1)
+        return [m for m, o in zip(mapped, on, strict=True) if not o]
 
     def _seat_candidates(self, s: SeatProfile, m: _Mapped) -> tuple[float, str] | None:
         """(distance, place) of the seat's nearest place, or None outside its area."""
@@ -692,7 +695,7 @@ class TableModel:
         if state != "ok" or self.plane is None:
             return Observation(frame, t_ms, table_found=False, camera=state,
                                hands=self._hands(mask, scale))
-        mapped = [m for m in self._map(detections) if not self._on_marker(m.centre)]
+        mapped = self._off_markers(self._map(detections))
         per_seat: dict[int, list[tuple[_Mapped, str]]] = {}
         assigned: dict[int, str | None] = {}
         nearest: dict[int, int] = {}
