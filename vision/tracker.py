@@ -733,11 +733,31 @@ class Tracker:
         if self._kind(place) == "waste" and seen and exp:
             return seen[-1] == exp[-1] and exp[-len(seen):] == seen
         if self._kind(place) == "river" and seen and exp and seen != exp:
+            if self.LEGAL_SLIDE_UNDER and self.rules.slide_under and \
+                    len(seen) == len(exp) + 1 and seen[1:] == exp and \
+                    not self._may_slide_under(place, seen[0]):
+                return True  # a strip under the column's base that may not lie there
             # a fanned column whose lower indices are partly hidden (a card laid askew on
             # them): the same top and the rest in order, at most two missing
             return seen[-1] == exp[-1] and len(exp) - len(seen) <= max(2, len(exp) // 3) \
                 and _in_order(seen, exp)
         return seen == exp
+
+    def _may_slide_under(self, place: str, code: str) -> bool:
+        """Whether ``code`` may slide under column ``place`` as the engine has it: the
+        column's base one rank lower in the other colour. (Whether an empty column is left
+        to fill is not judged: the engine's other columns may be out of step.)"""
+        table = self.table
+        p = Place.parse(place)
+        if table is None or p.seat is None or p.index is None or code not in ALL_CODES:
+            return False
+        river = table.layouts[p.seat].river
+        if p.index >= len(river) or not river[p.index]:
+            return False
+        card, base = Card.parse(code), river[p.index][0]
+        if card.is_joker or base.is_joker:
+            return True
+        return card.is_red != base.is_red and card.rank == base.rank + 1
 
     def _dirty(self, place: str) -> bool:
         st = self.states.get(place)
@@ -1144,6 +1164,12 @@ class Tracker:
             if buried is not None:
                 evidence["why"] = (f"{code} showed on {dest} before {seen[-1]}, which builds "
                                    f"on it, covered it")
+            if is_retract and self.RETRACT_SHOWN_AFTER and src.startswith("lake:"):
+                pls = table.lake[int(src.split(":")[1])].placements
+                put = max((pl.t_ms for pl in pls if pl.card.code == code), default=None)
+                if put is not None and landed < put and \
+                        self.seen_at.get((dest, code), -1.0) < put:
+                    continue  # the layout's view from before the card left: no take-back
             if is_retract or (self._kind(src) == "river" and kind in ("nertz", "waste")):
                 owner = seat
                 if not is_retract:
@@ -1191,6 +1217,9 @@ class Tracker:
             if kind == "lake" and isinstance(action, Move) and score == 3 and \
                     (moved := self._ace_under_unstarted_pile(action)) is not None:
                 action = moved
+            if kind == "lake" and isinstance(action, Move) and \
+                    self.table.is_legal(action) is not True:  # type: ignore[union-attr]
+                self._own_card_after_all(action)
             if self._commit(action, t, at_frame, frames=frames, evidence=evidence):
                 if kind == "lake" and dest not in self.lake_map:
                     self.lake_map[dest] = int(action.dst.split(":")[1])  # type: ignore[union-attr]
@@ -1358,6 +1387,8 @@ class Tracker:
                 move = Move(self._stack_mover(seat, place, code, pick), code, place, f"lake:{j}")
                 evidence = {"why": f"{code} left {place}, turned up nowhere, and {pick} "
                                    f"shows an identical {code}", "arm": bool(armed)}
+                if self._recredit_top(move, left):
+                    return True
                 if self._insert_under(move, left, st.stable_frame, evidence):
                     return True
                 # laid on top of its like (that card was there before this one left): a
@@ -1372,6 +1403,56 @@ class Tracker:
                                      evidence=evidence):
                     return True
         return False
+
+    #: a card seen leaving its place just before an identical card showed landing on a
+    #: pile, and turned up nowhere, is the card that landed when the pile's card was
+    #: credited to a place that had not shown it for :attr:`RECREDIT_STALE_MS` (a card of
+    #: a waste hidden under draws, judged gone): the pile's card is re-credited, and the
+    #: waste keeps its own (real path round 0: seat 0's 10D, seen leaving its column
+    #: 0.4 s before the pile showed a 10D, was credited to seat 1's waste 10D last seen
+    #: 6.6 s before, and laid on it as a misplacement)
+    RECREDIT_TOP = True
+    RECREDIT_STALE_MS = 2000.0
+    RECREDIT_SLACK_MS = 300.0
+
+    def _recredit_top(self, move: Move, left: float) -> bool:
+        """See :attr:`RECREDIT_TOP`: ``move`` is the card that turned up nowhere (it left
+        its place at ``left``) onto the pile whose top is identical. Rewrite the top's
+        record to come from ``move``'s place when the history then replays with no new
+        rule broken."""
+        table = self.table
+        if not self.RECREDIT_TOP or table is None:
+            return False
+        r = next((i for i in range(len(self.records) - 1, -1, -1)
+                  if isinstance(self.records[i].action, Move)
+                  and self.records[i].action.dst == move.dst), None)
+        if r is None or self.records[r].action.card != move.card:  # type: ignore[union-attr]
+            return False
+        rec = self.records[r]
+        top = rec.action
+        assert isinstance(top, Move)
+        if top.src == move.src or self._kind(top.src) not in ("waste", "nertz") or \
+                left > rec.t_ms + self.RECREDIT_SLACK_MS:
+            return False
+        shown = self.seen_at.get((self._obs_place_of(top.src), move.card))
+        if shown is not None and shown >= left - self.RECREDIT_STALE_MS:
+            return False  # its own source showed it lately: no better evidence either way
+        records = list(self.records)
+        evidence = {**rec.evidence, "from": move.src,
+                    "why": f"{move.card} left {move.src} as it landed; {top.src} had not "
+                           f"shown one since {shown:.0f} ms" if shown is not None else
+                           f"{move.card} left {move.src} as it landed; {top.src} never "
+                           f"showed one"}
+        records[r] = replace(rec, action=replace(top, seat=move.seat, src=move.src),
+                             evidence=evidence)
+        before = [x.flags for x in self.records]
+        if not self._rewrite_history(records, before):
+            return False
+        self._forget_unless_named(self._owner(top), top.card)
+        owner = self._owner(move)
+        self.known.add((owner, move.card))
+        self.named.add((owner, move.card))
+        return True
 
     #: a card that turned up nowhere, laid under or on an identical pile top, was moved
     #: by the seat whose arm grabbed it as it left (:meth:`_mover`, strict: not the looser
@@ -1974,6 +2055,69 @@ class Tracker:
             self.known.add((seat, ace))
             return then
         return None
+
+    #: a card seen slid under a column's base is taken only when it may lie there: a
+    #: column that shows an extra strip under its lowest card that may not lie there (not
+    #: one rank up in the other colour) agrees with the engine's column: the strip is a
+    #: misread (real path, round 7: "8D under QH", "JD under 9D", each an accusation of
+    #: nothing that happened)
+    LEGAL_SLIDE_UNDER = True
+
+    #: a lake card is taken back only by a view of its layout place that settled after it
+    #: landed, or that has shown the card since: a place whose settled view is still the
+    #: one from before the card left, not seen showing it since (covered, or its new read
+    #: held back), shows no take-back (real path round 7: seat 2's waste, its new read held
+    #: back as its 2C left, kept its old view; the 2C was taken back and played again
+    #: three times)
+    RETRACT_SHOWN_AFTER = True
+
+    #: a lake card credited to another seat than its layout's (a card taken from another
+    #: seat's layout, flagged, so it does not count) on which the next card of its suit
+    #: lands: players build only on what counts, so the taking was the arms' misjudgement
+    #: and the card its owner's move (see :meth:`_own_card_after_all`)
+    OWN_CARD_BUILT_ON = True
+
+    def _own_card_after_all(self, action: Move) -> bool:
+        """``action`` lands on lake pile ``action.dst`` illegally, but would build on it if
+        the pile's cards that do not count did: those cards run on in suit and rank from
+        the pile's counting top, and the first of them was flagged only as taken from
+        another seat's layout (the mover judged from the arms over its place). That move
+        is re-credited to the layout's owner in the history, when it replays with no new
+        rule broken and ``action`` then lands legally."""
+        table = self.table
+        if not self.OWN_CARD_BUILT_ON or table is None or action.card not in ALL_CODES:
+            return False
+        j = int(action.dst.split(":")[1])
+        if j >= len(table.lake):
+            return False
+        pls = table.lake[j].placements
+        last = max((i for i, pl in enumerate(pls) if pl.counts), default=-1)
+        loose = pls[last + 1:]
+        card = Card.parse(action.card)
+        base = 0 if last < 0 else pls[last].card.rank
+        if not loose or any(pl.card.is_joker or pl.card.suit != card.suit
+                            or pl.card.rank != base + 1 + i for i, pl in enumerate(loose)) \
+                or card.rank != base + 1 + len(loose):
+            return False
+        first = loose[0].card.code
+        idx = [i for i, r in enumerate(self.records) if isinstance(r.action, Move)
+               and r.action.dst == action.dst and r.action.card == first]
+        if not idx:
+            return False
+        rec = self.records[idx[-1]]
+        taken = rec.action
+        assert isinstance(taken, Move)
+        owner = self._owner(taken)
+        if owner == taken.seat or [f.rule for f in rec.flags] != ["not_your_card"]:
+            return False
+        records = list(self.records)
+        evidence = {k: v for k, v in rec.evidence.items() if k != "arm_of"}
+        evidence["why"] = (f"{action.card} built on it: players build only on a card that "
+                           f"counts, so seat{owner} played it, not seat{taken.seat}")
+        records[idx[-1]] = replace(rec, action=replace(taken, seat=owner), evidence=evidence)
+        before = [r.flags for r in self.records]
+        before[idx[-1]] = []
+        return self._rewrite_history(records, before, then=action)
 
     def _handed_since_top(self, place: str, st: _PlaceState) -> bool:
         """Whether the engine's top card of a lake pile was placed legally (it stays) and a

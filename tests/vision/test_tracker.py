@@ -2106,6 +2106,7 @@ def _tie_with_a_nertz_card_lifted(untie_after: bool) -> Tracker:
     next nertz card turns up, half covered at first."""
     tr = Tracker(HouseRules(), 2)
     tr.UNTIE_SHOWN_AFTER = untie_after
+    tr.RETRACT_SHOWN_AFTER = untie_after  # (the later, general form of the same check)
     fan, top_gone = {"seat0:waste": ["JS", "2H"]}, {"seat0:waste": ["JS"]}
     pile = {"lake:0": ["2H"], **top_gone}
     steps = [({0: "AH", 1: "2H"}, {}, 3, None), ({0: "9C", 1: "2H"}, {"lake:0": ["AH"]}, 6, None),
@@ -2404,3 +2405,120 @@ def test_a_card_that_turned_up_nowhere_on_its_like_was_moved_by_the_arm_that_too
     tr = _taken_onto_its_like(False)
     assert _pile(tr) == [(0, "AS", True), (1, "2S", True), (0, "2S", False)]
     assert [(f["seat"], f["rule"]) for f in tr.flags()] == [(0, "foundation_rank")]
+
+
+def _taken_then_built_on(on: bool) -> Tracker:
+    """Seat 0's nertz AH leaves under seat 1's arm alone (so it looks taken by seat 1)
+    and starts a pile; then seat 0's own 2H lands on it."""
+    tr = Tracker(HouseRules(), 2)
+    tr.OWN_CARD_BUILT_ON = on
+    _play(tr, [(_table({0: "AH", 1: "5D"}), 3, None), (_table({0: "2H", 1: "5D"}), 3, 1),
+               (_table({0: "2H", 1: "5D"}, {"lake:0": ["AH"]}), 6, None),
+               (_table({0: "9C", 1: "5D"}, {"lake:0": ["2H"]}), 8, None)])
+    tr.finish()
+    return tr
+
+
+def test_a_card_built_on_shows_the_card_under_it_was_its_owners_after_all():
+    # players build only on a card that counts: the 2H laid on the Ace says the Ace was
+    # seat 0's own play, not a card seat 1 took (the arms misjudged); no cascade of flags
+    tr = _taken_then_built_on(True)
+    assert _moves(tr.log()) == [(0, "AH", "seat0:nertz", "lake:0"),
+                                (0, "2H", "seat0:nertz", "lake:0")]
+    assert not tr.flags() and tr.table.score().lake_cards == [2, 0]
+    # without it, the Ace stays seat 1's taking and every card on it needs an Ace
+    tr = _taken_then_built_on(False)
+    assert [(f["seat"], f["rule"], f["card"]) for f in tr.flags()] == [
+        (1, "not_your_card", "AH"), (0, "foundation_needs_ace", "2H")]
+    assert tr.table.score().lake_cards == [0, 0]
+
+
+def _strip_under_a_column(on: bool) -> Tracker:
+    """Seat 0's waste top 8D goes; column river1 (QD) then shows an 8D strip under its
+    base, where no 8D may slide (slide under allowed)."""
+    tr = Tracker(HouseRules.preset("nertz", slide_under=True), 2)
+    tr.LEGAL_SLIDE_UNDER = on
+    _feed(tr, [_table({0: "10H", 1: "5D"}, {"seat0:waste": ["3S", "8D"]}),
+               _table({0: "10H", 1: "5D"}, {"seat0:waste": ["3S"],
+                                            "seat0:river1": ["8D", "QD"]})], repeat=10)
+    tr.finish()
+    return tr
+
+
+def test_a_strip_under_a_column_base_that_may_not_lie_there_is_no_slide_and_no_flag():
+    tr = _strip_under_a_column(True)
+    assert not [e for e in tr.log() if e["type"] == "move" and e.get("under")]
+    assert not [f for f in tr.flags() if f["place"] == "seat0:river1"]
+    # without the check, the misread strip is a slide under, flagged
+    tr = _strip_under_a_column(False)
+    assert [(f["rule"], f["card"]) for f in tr.flags()] == [("river_colour", "8D")]
+
+
+def _column_read_late(on: bool) -> Tracker:
+    """Seat 1's waste showed an AD long ago (a draw has hidden it since); seat 0's column
+    AD lands on a new pile, the column reading its old card for 300 ms after the pile
+    shows it."""
+    tr = Tracker(HouseRules(), 2)
+    tr.RECREDIT_TOP = on
+    col, drawn = {"seat0:river1": ["AD"]}, {"seat1:waste": ["7H", "9S", "JC"]}
+    frames = [(_table({0: "5C", 1: "5D"}, col), 10),
+              (_table({0: "5C", 1: "5D"}, {**col, "seat1:waste": ["4C", "AD"]}), 10),
+              (_table({0: "5C", 1: "5D"}, {**col, **drawn}), 30),
+              (_table({0: "5C", 1: "5D"}, {**col, **drawn, "lake:0": ["AD"]}), 3),
+              (_table({0: "5C", 1: "5D"}, {**drawn, "seat0:river1": [], "lake:0": ["AD"]}), 40)]
+    n = 0
+    for places, repeat in frames:
+        for _ in range(repeat):
+            tr.update(_obs(n, places))
+            n += 1
+    tr.finish()
+    return tr
+
+
+def test_a_pile_card_credited_to_a_stale_hidden_card_goes_to_the_card_seen_leaving():
+    # the pile's AD was first credited to seat 1's waste AD (hidden, last seen 3 s
+    # before); the column's AD, seen leaving as the pile showed one, turns up nowhere: it
+    # is the card that landed, and seat 1 keeps its own (no misplacement on its like)
+    tr = _column_read_late(True)
+    assert _moves(tr.log()) == [(0, "AD", "seat0:river1", "lake:0")]
+    assert not tr.flags() and tr.table.score().lake_cards == [1, 0]
+    assert tr.table.where("AD", 1) is not None and tr.table.where("AD", 1).kind == "waste"
+    # without it, seat 1 is credited and seat 0's card is a misplacement on it
+    tr = _column_read_late(False)
+    assert [(f["seat"], f["rule"]) for f in tr.flags()] == [(0, "foundation_rank")]
+    assert tr.table.score().lake_cards == [0, 1]
+
+
+def _stale_waste_view(on: bool) -> Tracker:
+    """Seat 0's waste AD starts a pile; the waste then reads a card that fits nothing,
+    unsure (held back, so the waste's settled view stays the one showing the AD), and the
+    pile shows under a new pile id."""
+    tr = Tracker(HouseRules(), 2)
+    tr.RETRACT_SHOWN_AFTER = on
+    odd = {"seat0:waste": ["KS"]}
+    frames = [(_table({0: "5C", 1: "5D"}), 10),
+              (_table({0: "5C", 1: "5D"}, {"seat0:waste": ["4C", "AD"]}), 10),
+              (_table({0: "5C", 1: "5D"}, {**odd, "lake:0": ["AD"]}), 8),
+              (_table({0: "5C", 1: "5D"}, {**odd, "lake:1": ["AD"]}), 20)]
+    n = 0
+    for places, repeat in frames:
+        for _ in range(repeat):
+            obs = _obs(n, places)
+            if "lake:0" in places or "lake:1" in places:
+                obs.places["seat0:waste"].cards[0] = SeenCard("KS", BOX,
+                                                              alternatives=(("QD", 0.2),))
+            tr.update(obs)
+            n += 1
+    return tr
+
+
+def test_a_layout_view_from_before_a_card_left_shows_no_take_back():
+    # the waste's settled view still shows the AD (the new read is held back): that is
+    # the view from before the AD left, not the AD shown again, so no take-back
+    tr = _stale_waste_view(True)
+    assert [(e["type"], e["card"]) for e in tr.log() if e["type"] in ("move", "retract")] == [
+        ("move", "AD")]
+    assert not tr.flags()
+    # without the check: a take-back of a legal card (flagged) and the AD played again
+    tr = _stale_waste_view(False)
+    assert [f["rule"] for f in tr.flags()] == ["retract_legal_card"]
