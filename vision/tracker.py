@@ -139,6 +139,7 @@ class Tracker:
         self.known: set[tuple[int, str]] = set()
         self.named: set[tuple[int, str]] = set()
         self.seen_at: dict[tuple[str, str], float] = {}  # (place, code) -> last seen, raw
+        self.sure_at: dict[tuple[str, str], float] = {}  # the same, read sure (SURE)
         self.seen_last: dict[tuple[int, str], tuple[str, float]] = {}  # (seat, code) -> where
         self.pool_window_ms = pool_window_ms
         self.orphan_window_ms = orphan_window_ms
@@ -530,9 +531,13 @@ class Tracker:
                     (a, p) for a, p in ((view.cards[-1].code, 0.0),
                                         *view.cards[-1].alternatives) if a != top and p > 0)
             if place.seat is not None:  # where each free card was last seen
+                sure = {c.code for c in view.cards if not c.alternatives or 1.0 - sum(
+                    q for _a, q in c.alternatives) >= self.SURE} if view is not None else set()
                 for c in codes[-1:] if place.kind == "waste" else codes:
                     self.seen_at[(name, c)] = float(obs.t_ms)
                     self.seen_last[(place.seat, c)] = (name, float(obs.t_ms))
+                    if c in sure:
+                        self.sure_at[(name, c)] = float(obs.t_ms)
             if top != st.top:
                 st.top, st.top_frame, st.top_t = top, obs.frame, float(obs.t_ms)
             if top is not None:
@@ -2459,6 +2464,9 @@ class Tracker:
                     Move(seat, card, place, f"lake:{j}")) is True
                 if not (new_pile and not ace or card == code or legal):
                     continue  # (nothing lies under an Ace that starts a pile)
+                if not (card == code or legal) and self.SURE_ORPHANS and \
+                        self.sure_at.get((place, card), -1.0) < seen - self.SURE_SLACK_MS:
+                    continue  # a breach inferred from a card last read unsure: no evidence
                 found.append((seen, seat, place, card, legal))
         if not ready and any(self.t_ms - f[0] < self.orphan_settle_ms and not f[4]
                              for f in found):
@@ -2485,6 +2493,15 @@ class Tracker:
                     self.LOST_ACE_UNDER:
                 self._lost_ace_under(j, code, t, dest, st, evidence)
         return True
+
+    #: a card that left unseen is taken to lie under a new pile's first card that is no
+    #: Ace, which it may not (a misplacement, flagged), only when it was read sure (at
+    #: least :attr:`SURE`) at its last sightings: a card last read unsure may be a misread
+    #: that went away, and the flag would accuse its seat of nothing (real path round 7:
+    #: a 6C and a 5H, misreads of a column's strip and a nertz top, laid under a new 8S
+    #: pile, both flagged)
+    SURE_ORPHANS = True
+    SURE_SLACK_MS = 300.0
 
     #: a new pile's first card that is no Ace, laid under the arms of a seat whose waste
     #: lost an Ace by hand (the waste showed what lay under it) in the moments before, the

@@ -2522,3 +2522,36 @@ def test_a_layout_view_from_before_a_card_left_shows_no_take_back():
     # without the check: a take-back of a legal card (flagged) and the AD played again
     tr = _stale_waste_view(False)
     assert [f["rule"] for f in tr.flags()] == ["retract_legal_card"]
+
+
+def _unsure_card_gone_as_a_pile_starts(on: bool, unsure: bool) -> Tracker:
+    """Seat 0's nertz top reads 8H (sure, or unsure: 6H the reader's next read), then 9C,
+    as seat 1's 5S, seen leaving its waste, starts a pile (no Ace: flagged)."""
+    tr = Tracker(HouseRules(), 2)
+    tr.SURE_ORPHANS = on
+    frames = [(_table({0: "8H", 1: "5D"}, {"seat1:waste": ["3C", "5S"]}), 10),
+              (_table({0: "9C", 1: "5D"}, {"seat1:waste": ["3C"], "lake:0": ["5S"]}), 30)]
+    n = 0
+    for places, repeat in frames:
+        for _ in range(repeat):
+            obs = _obs(n, places)
+            if unsure and places["seat0:nertz"] == ["8H"]:
+                obs.places["seat0:nertz"].cards[0] = SeenCard("8H", BOX,
+                                                              alternatives=(("6H", 0.2),))
+            tr.update(obs)
+            n += 1
+    tr.finish()
+    return tr
+
+
+def test_a_card_last_read_unsure_is_not_laid_under_a_pile_it_may_not_start():
+    # the 8H, read unsure, gone as the 5S started a pile: no sign it went there (a misread
+    # that went away is as likely), so seat 0 is not accused of starting a pile with it
+    tr = _unsure_card_gone_as_a_pile_starts(True, unsure=True)
+    assert [(f["seat"], f["card"]) for f in tr.flags()] == [(1, "5S")]
+    # read sure, it left as the pile started: it lies under the 5S, flagged too
+    tr = _unsure_card_gone_as_a_pile_starts(True, unsure=False)
+    assert [(f["seat"], f["card"]) for f in tr.flags()] == [(0, "8H"), (1, "5S")]
+    # without the check, the unsure read counts as much
+    tr = _unsure_card_gone_as_a_pile_starts(False, unsure=True)
+    assert [(f["seat"], f["card"]) for f in tr.flags()] == [(0, "8H"), (1, "5S")]
