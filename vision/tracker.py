@@ -1224,7 +1224,8 @@ class Tracker:
                 action = moved
             if kind == "lake" and isinstance(action, Move) and \
                     self.table.is_legal(action) is not True:  # type: ignore[union-attr]
-                self._own_card_after_all(action)
+                if not self._own_card_after_all(action):
+                    self._missing_under_misplaced(action)
             if self._commit(action, t, at_frame, frames=frames, evidence=evidence):
                 if kind == "lake" and dest not in self.lake_map:
                     self.lake_map[dest] = int(action.dst.split(":")[1])  # type: ignore[union-attr]
@@ -2075,6 +2076,99 @@ class Tracker:
     #: back as its 2C left, kept its old view; the 2C was taken back and played again
     #: three times)
     RETRACT_SHOWN_AFTER = True
+
+    #: a pile with one card missing under cards flagged for its lack, the next of them
+    #: landing on them: the missing card went there first, unseen (see
+    #: :meth:`_missing_under_misplaced`)
+    MISSING_UNDER_RUN = True
+
+    def _missing_under_misplaced(self, action: Move) -> bool:
+        """``action`` lands on lake pile ``action.dst`` illegally, but builds in suit on
+        the pile's cards that do not count, which run on from one rank above its counting
+        top (or from a 2 on a pile with none: the Ace is missing). Players build only on
+        what counts, so the one card missing went there first, unseen: a hidden card of a
+        seat, played from its waste (the waste's hidden top then exchanged with it in the
+        deal hypothesis, or already it; a draw first onto an empty waste), put before the
+        first of those cards in the
+        history, when the history then replays with no new rule broken and ``action``
+        lands legally. Seats are tried from the one whose waste showed the missing card
+        last, then the one that laid the first of them."""
+        table = self.table
+        if not self.MISSING_UNDER_RUN or table is None or action.card not in ALL_CODES:
+            return False
+        j = int(action.dst.split(":")[1])
+        if j >= len(table.lake):
+            return False
+        pls = table.lake[j].placements
+        last = max((i for i, pl in enumerate(pls) if pl.counts), default=-1)
+        card = Card.parse(action.card)
+        base = pls[last].card.rank if last >= 0 else 0
+        loose = pls[last + 1:]
+        if card.is_joker or not loose or (last >= 0 and pls[last].card.suit != card.suit):
+            return False
+        want, seen = base + 2, set()
+        for pl in loose:  # (a card repeated, misplaced on its like, is passed over)
+            if not pl.card.is_joker and pl.card.suit == card.suit and pl.card.rank == want:
+                want += 1
+            elif pl.card.code not in seen:
+                return False
+            seen.add(pl.card.code)
+        first = loose[0].card
+        if card.rank != want or want == base + 2 or first.rank != base + 2 or \
+                first.suit != card.suit:
+            return False
+        missing = Card(base + 1, card.suit).code
+        r = next((i for i, x in enumerate(self.records) if isinstance(x.action, Move)
+                  and x.action.dst == action.dst and x.action.card == first.code), None)
+        if r is None:
+            return False
+        fresh = self._rebuilt(self.records[:r])
+        if fresh is None:
+            return False
+        # (a seat whose waste showed the missing card first, latest sighting first; then
+        # the seat that laid the first of the cards on it)
+        shown = {k: self.seen_at.get((f"seat{k}:waste", missing), -1.0)
+                 for k in range(self.seats)}
+        seats = sorted(range(self.seats), key=lambda k: (-shown[k], k != loose[0].seat))
+        for k in seats:
+            where = fresh.where(missing, k)
+            layout = fresh.layouts[k]
+            if where is None or where.kind not in ("stock", "waste") or \
+                    (k, missing) in self.named or not (layout.waste or layout.stock):
+                continue
+            # the card that lay on the waste then: its top, or (an empty waste) the top of
+            # the cards a draw turns, the draw then put in the history too
+            drawn = not layout.waste
+            top = (layout.stock[min(self.rules.draw, len(layout.stock)) - 1] if drawn
+                   else layout.waste[-1]).code
+            deal = self._deal_lists[k]
+            saved = {key: [list(x) if isinstance(x, list) else x for x in v]
+                     for key, v in deal.items()}
+            if top != missing:
+                if (k, top) in self.named or (k, top) in self.known or \
+                        top not in deal["stock"] or missing not in deal["stock"]:
+                    continue
+                a, b = deal["stock"].index(top), deal["stock"].index(missing)
+                deal["stock"][a], deal["stock"][b] = missing, top
+            move = Move(k, missing, f"seat{k}:waste", action.dst)
+            t = max(fresh.now, self.records[r].t_ms - 1)
+            rec = self.records[r]
+            added = [_Record(Draw(k), t, rec.frame, rec.frames, True, {}, None, [])] \
+                if drawn else []
+            added.append(_Record(move, t, rec.frame, rec.frames, True,
+                                 {"why": f"{action.card} built on {first.code}, which lay on "
+                                         f"the pile without {missing}: {missing} went there "
+                                         f"first, unseen (seat{k}'s hidden card)"}, None, []))
+            records = [*self.records[:r], *added, *self.records[r:]]
+            before = [*(x.flags for x in self.records[:r]), *([] for _ in added),
+                      *(x.flags for x in self.records[r:])]
+            if not self._rewrite_history(records, before, then=action):
+                self._deal_lists[k] = saved
+                continue
+            self.known.add((k, missing))
+            self.named.add((k, missing))
+            return True
+        return False
 
     #: a lake card credited to another seat than its layout's (a card taken from another
     #: seat's layout, flagged, so it does not count) on which the next card of its suit

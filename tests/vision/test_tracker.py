@@ -2555,3 +2555,32 @@ def test_a_card_last_read_unsure_is_not_laid_under_a_pile_it_may_not_start():
     # without the check, the unsure read counts as much
     tr = _unsure_card_gone_as_a_pile_starts(False, unsure=True)
     assert [(f["seat"], f["card"]) for f in tr.flags()] == [(0, "8H"), (1, "5S")]
+
+
+def _built_past_a_gap(on: bool) -> Tracker:
+    """Seat 0 plays AH and 2H; seat 1's nertz 4H lands on the pile (read sure, no 3H seen
+    anywhere), then seat 0's nertz 5H on the 4H."""
+    tr = Tracker(HouseRules(), 2)
+    tr.MISSING_UNDER_RUN = on
+    _feed(tr, [_table({0: "AH", 1: "4H"}), _table({0: "2H", 1: "4H"}, {"lake:0": ["AH"]}),
+               _table({0: "5H", 1: "4H"}, {"lake:0": ["2H"]}),
+               _table({0: "5H", 1: "9C"}, {"lake:0": ["4H"]}),
+               _table({0: "JS", 1: "9C"}, {"lake:0": ["5H"]})], repeat=10)
+    tr.finish()
+    return tr
+
+
+def test_a_card_built_on_a_card_flagged_for_a_gap_fills_the_gap_first():
+    # a 5H laid on the 4H says the 4H counted: the 3H went there first, unseen (a hidden
+    # card of the seat that laid the 4H, drawn and played under the hand); no flags
+    tr = _built_past_a_gap(True)
+    assert [(m[0], m[1], e.get("inferred", False)) for m, e in zip(
+        _moves(tr.log()), [e for e in tr.log() if e["type"] == "move"], strict=True)] == [
+        (0, "AH", False), (0, "2H", False), (1, "3H", True), (1, "4H", False),
+        (0, "5H", False)]
+    assert not tr.flags() and tr.table.score().lake_cards == [3, 2]
+    # without it, the 4H and every card on it are flagged and do not count
+    tr = _built_past_a_gap(False)
+    assert [(f["card"], f["rule"]) for f in tr.flags()] == [("4H", "foundation_rank"),
+                                                           ("5H", "foundation_rank")]
+    assert tr.table.score().lake_cards == [2, 0]
