@@ -1820,12 +1820,16 @@ def test_a_pile_read_as_the_card_under_its_top_weighs_the_readers_next_read(monk
     assert run().table.score().lake_cards != [3, 0]
 
 
-def _ace_left_unseen(fix: bool, between: bool = False) -> Tracker:
+def _ace_left_unseen(fix: bool, between: bool = False, general: bool | None = None
+                     ) -> Tracker:
     """Seat 0's waste shows AD on top, then a new fan topped by 2D (the AD left unseen);
     the 2D starts a pile and seat 0's 3D, turned next, lands on it. ``between``: seat 1's
-    AH starts a pile of its own after the AD left and before the 2D landed."""
+    AH starts a pile of its own after the AD left and before the 2D landed. ``general``:
+    the general form of the fix (:attr:`Tracker.MISSING_UNDER_RUN`), as ``fix`` unless
+    given."""
     tr = Tracker(HouseRules(), 2)
     tr.ACE_FROM_WASTE = fix
+    tr.MISSING_UNDER_RUN = fix if general is None else general
     _feed(tr, _ace_left_unseen_frames(between), repeat=1)
     tr.finish()
     return tr
@@ -1856,6 +1860,14 @@ def test_an_ace_gone_unseen_from_a_waste_lies_under_the_pile_its_two_started():
     assert not tr.flags() and tr.table.score().lake_cards == [3, 0]
     tr = _ace_left_unseen(False)
     assert [f["rule"] for f in tr.flags()] == ["foundation_needs_ace"] * 2
+    # the general rule alone (one card missing under cards built on) puts an AD under the
+    # 2D too, so nothing is flagged and seat 0's 2D and 3D count; which seat's AD is then
+    # a guess (seat 1's hidden one: seat 0's lies under its new fan), where the rule for
+    # an Ace last seen on a waste finds seat 0's
+    tr = _ace_left_unseen(False, general=True)
+    assert [(e["card"], e.get("inferred", False)) for e in tr.log() if e["type"] == "move"] \
+        == [("AD", True), ("2D", False), ("3D", False)]
+    assert not tr.flags() and tr.table.score().lake_cards == [2, 1]
     # seat 1's AH started a pile in between: the AD's pile comes first, the AH's after it
     tr = _ace_left_unseen(True, between=True)
     moves = [(e["card"], e["to"]) for e in tr.log() if e["type"] == "move"]
