@@ -1211,6 +1211,9 @@ class Tracker:
             if kind == "lake" and self._ace_under_misplaced(action, t, st.stable_frame,
                                                             evidence):
                 return True
+            if kind == "river" and under and isinstance(action, Move) and \
+                    self._slide_before_fill(action, t, st.stable_frame, evidence):
+                return True
             if kind == "river" and not under and isinstance(action, Move) and exp and \
                     table.is_legal(action) is not True:
                 self._bridge_column(action, exp[-1], t, evidence)
@@ -2167,6 +2170,60 @@ class Tracker:
                 continue
             self.known.add((k, missing))
             self.named.add((k, missing))
+            return True
+        return False
+
+    #: a slide under seen only after the seat filled its last empty column (the slid card
+    #: showed late, a strip under its column) went first, while a column was empty: put
+    #: before that fill in the history when it came at most this long before (see
+    #: :meth:`_slide_before_fill`); None: off
+    SLIDE_BEFORE_FILL_MS: float | None = 3000.0
+
+    def _slide_before_fill(self, action: Move, t: float, frame: int,
+                           evidence: dict[str, Any]) -> bool:
+        """``action`` slides a card under a column while the engine has no empty column in
+        the seat's river (it would be flagged: a slide under stands in for filling one).
+        When the seat's last empty column was filled at most :attr:`SLIDE_BEFORE_FILL_MS`
+        before, the slide went first: put it right before that fill (the engine rebuilt,
+        the later records replayed), when nothing then breaks a rule it did not break
+        before and the slide itself is legal there."""
+        table = self.table
+        if self.SLIDE_BEFORE_FILL_MS is None or table is None:
+            return False
+        reason = table.is_legal(action)
+        if reason is True or reason.rule != "slide_under_needs_empty_column":
+            return False
+        seat = action.seat
+        for r in range(len(self.records) - 1, -1, -1):
+            rec = self.records[r]
+            if rec.t_ms < t - self.SLIDE_BEFORE_FILL_MS:
+                return False
+            a = rec.action
+            if not (isinstance(a, Move) and a.dst.startswith(f"seat{seat}:river")
+                    and not a.under and a.src != action.src):
+                continue
+            fresh = self._rebuilt(self.records[:r])
+            if fresh is None:
+                return False
+            column = fresh.layouts[seat].river[Place.parse(a.dst).index or 0]
+            if column:
+                continue  # (it did not fill an empty column)
+            if fresh.is_legal(action) is not True:
+                return False
+            when = max(fresh.now, rec.t_ms - 1)
+            records = [*self.records[:r],
+                       _Record(action, when, frame, (frame, frame), False,
+                               {**evidence, "why": f"{action.card} slid under while "
+                                                   f"{a.dst} was still empty: seen only "
+                                                   f"after {a.card} filled it"}, None, []),
+                       *self.records[r:]]
+            before = [*(x.flags for x in self.records[:r]), [],
+                      *(x.flags for x in self.records[r:])]
+            if not self._rewrite_history(records, before):
+                return False
+            owner = self._owner(action)
+            self.known.add((owner, action.card))
+            self.named.add((owner, action.card))
             return True
         return False
 

@@ -2596,3 +2596,32 @@ def test_a_card_built_on_a_card_flagged_for_a_gap_fills_the_gap_first():
     assert [(f["card"], f["rule"]) for f in tr.flags()] == [("4H", "foundation_rank"),
                                                            ("5H", "foundation_rank")]
     assert tr.table.score().lake_cards == [2, 0]
+
+
+def _slide_seen_after_a_fill(on: bool) -> Tracker:
+    """Seat 0 empties a column (AH to the lake), slides its nertz 10H under the 9C unseen
+    (the strip shows only later), then fills the empty column from its waste."""
+    tr = Tracker(HouseRules.preset("nertz", slide_under=True), 2)
+    tr.SLIDE_BEFORE_FILL_MS = 3000.0 if on else None
+    lake, waste = {"lake:0": ["AH"]}, {"seat0:waste": ["4D", "8S"]}
+    filled = {**lake, "seat0:river3": ["8S"], "seat0:waste": ["4D"]}
+    _feed(tr, [_table({0: "10H", 1: "5D"}, {"seat0:river3": ["AH"], **waste}),
+               _table({0: "10H", 1: "5D"}, {"seat0:river3": [], **lake, **waste}),
+               _table({0: "5C", 1: "5D"}, {"seat0:river3": [], **lake, **waste}),
+               _table({0: "5C", 1: "5D"}, filled),
+               _table({0: "5C", 1: "5D"}, {**filled, "seat0:river2": ["10H", "9C"]})],
+          repeat=6)
+    tr.finish()
+    return tr
+
+
+def test_a_slide_under_seen_after_the_empty_column_was_filled_went_first():
+    # the slide stands in for filling the empty column, so it went before the fill: no
+    # breach, though the camera showed the slid card only after the fill
+    tr = _slide_seen_after_a_fill(True)
+    assert [(e["card"], e.get("under", False)) for e in tr.log() if e["type"] == "move"] == [
+        ("AH", False), ("10H", True), ("8S", False)]
+    assert not tr.flags()
+    tr = _slide_seen_after_a_fill(False)
+    assert [(f["rule"], f["card"]) for f in tr.flags()] == [
+        ("slide_under_needs_empty_column", "10H")]
