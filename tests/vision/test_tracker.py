@@ -2625,3 +2625,68 @@ def test_a_slide_under_seen_after_the_empty_column_was_filled_went_first():
     tr = _slide_seen_after_a_fill(False)
     assert [(f["rule"], f["card"]) for f in tr.flags()] == [
         ("slide_under_needs_empty_column", "10H")]
+
+
+def _nertz_top_misread_then_passed(on: bool) -> Tracker:
+    """Seat 1's nertz top reads KC (a misread: the card is seen nowhere else), then 2S,
+    which lands on seat 0's AS pile as the pile shows 4S."""
+    tr = Tracker(HouseRules(), 2)
+    tr.PASSED_NERTZ_TOP = on
+    frames = [(_table({0: "AS", 1: "KC"}), 10),
+              (_table({0: "9H", 1: "KC"}, {"lake:0": ["AS"]}), 10),
+              (_table({0: "9H", 1: "2S"}, {"lake:0": ["AS"]}), 35),
+              (_table({0: "9H", 1: "4S"}, {"lake:0": ["2S"]}), 40)]
+    n = 0
+    for places, repeat in frames:
+        for _ in range(repeat):
+            tr.update(_obs(n, places))
+            n += 1
+    tr.finish()
+    return tr
+
+
+def test_a_nertz_top_the_pile_showed_two_cards_over_left_unseen():
+    # the KC never shows again and the pile has shown 2S and then 4S over it: it left,
+    # where to nobody saw, so the pile is not stuck on it and the 2S's play counts
+    tr = _nertz_top_misread_then_passed(True)
+    assert [(e["type"], e["card"]) for e in tr.log() if e["type"] in ("move", "unseen")] == [
+        ("move", "AS"), ("unseen", "KC"), ("move", "2S")]
+    assert tr.nertz_counts() == [12, 11] and tr.table.score().lake_cards == [1, 1]
+    # without it, the engine's pile stays on the KC and the 2S's landing is never explained
+    tr = _nertz_top_misread_then_passed(False)
+    assert tr.nertz_counts() == [12, 13] and tr.table.score().lake_cards == [1, 0]
+
+
+def _hidden_top_brought_up(on: bool) -> Tracker:
+    """Seat 0's nertz AS shows; a hidden card of its pile is then brought up as the
+    engine's top (as a landing elsewhere does for a card that may have turned and left
+    unseen, before that landing is explained otherwise); the camera goes on showing the AS,
+    which lands on a new pile, then the 2S on it."""
+    tr = Tracker(HouseRules(), 2)
+    tr.UNSEEN_TOP_YIELDS = on
+    n = 0
+
+    def feed(places: dict[str, list[str]], repeat: int) -> None:
+        nonlocal n
+        for _ in range(repeat):
+            tr.update(_obs(n, places))
+            n += 1
+
+    feed(_table({0: "AS", 1: "5D"}), 10)
+    hidden = next(c for c in tr._deal_lists[0]["nertz"][:-1] if c not in ("AS", "2S"))
+    assert tr._bring_to_nertz_top(0, hidden)
+    feed(_table({0: "AS", 1: "5D"}), 5)
+    feed(_table({0: "2S", 1: "5D"}, {"lake:0": ["AS"]}), 10)
+    feed(_table({0: "9H", 1: "5D"}, {"lake:0": ["2S"]}), 30)
+    tr.finish()
+    return tr
+
+
+def test_a_nertz_top_the_camera_never_showed_gives_way_to_the_one_it_shows():
+    tr = _hidden_top_brought_up(True)
+    assert _moves(tr.log()) == [(0, "AS", "seat0:nertz", "lake:0"),
+                                (0, "2S", "seat0:nertz", "lake:0")]
+    assert tr.nertz_counts() == [11, 13]
+    # without it, the pile is stuck on the card brought up: no play of seat 0 is seen
+    tr = _hidden_top_brought_up(False)
+    assert not _moves(tr.log()) and tr.nertz_counts() == [13, 13]
