@@ -25,6 +25,7 @@ score.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -164,6 +165,9 @@ class Tracker:
         self._deal_reads: dict[str, tuple[str | None, int]] = {}  # place -> (read, frames)
         # place -> the read seen alike on the most frames in a row so far, and how many
         self._deal_settled: dict[str, tuple[str, int]] = {}
+        # place -> each read's longest run of alike frames (the deal's second choices)
+        self._deal_runs: dict[str, dict[str, int]] = {}
+        self._rivers_read_t: float | None = None  # when every deal column was first read
         self.frame = -1
         self.t_ms = 0.0
         self.finished = False
@@ -396,22 +400,30 @@ class Tracker:
                 best = self._deal_settled.get(name)
                 if code is not None and n >= self.min_frames and (best is None or n > best[1]):
                     self._deal_settled[name] = (code, n)
-        seen: list[tuple[str, tuple[str, ...]]] = []
+                if code is not None and n >= self.min_frames:
+                    runs = self._deal_runs.setdefault(name, {})
+                    runs[code] = max(n, runs.get(code, 0))
+        seen: list[tuple[str | None, tuple[str, ...]]] = []
+        rivers = all(self._deal_settled.get(f"seat{k}:river{i}") is not None
+                     for k in range(self.seats) for i in range(cols))
+        if rivers and self._rivers_read_t is None:
+            self._rivers_read_t = float(obs.t_ms)
         for k in range(self.seats):
             names = (f"seat{k}:nertz", *(f"seat{k}:river{i}" for i in range(cols)))
             # (a place keeps its surest read once play has changed it, a column grown
             # longer or a nertz top played, while another place is still unread)
-            settled = [self._deal_settled.get(name) for name in names]
-            if any(r is None for r in settled):
+            codes = self._deal_codes(names)
+            if codes is None:
                 return
-            codes = [r[0] for r in settled if r is not None]
-            if len(set(codes)) != len(codes):
-                return
-            seen.append((codes[0], tuple(codes[1:])))
+            seen.append((codes[0], tuple(c for c in codes[1:] if c is not None)))
         cand = tuple(seen)
         layouts = []
         for k, (top, river) in enumerate(cand):
             rest = [c for c in self._deck() if c != top and c not in river]
+            # (a nertz top never read: a hidden card stands for it until the camera shows
+            # it, and the card it shows then takes its place)
+            shown = top is not None
+            top = top if top is not None else rest.pop()
             nertz = rest[:NERTZ_SIZE - 1] + [top]
             stock = rest[NERTZ_SIZE - 1:]
             self._deal_lists.append({"nertz": list(nertz), "river": [[c] for c in river],
@@ -419,9 +431,11 @@ class Tracker:
             layouts.append(Layout([Card.parse(c, k) for c in nertz],
                                   [[Card.parse(c, k)] for c in river],
                                   [Card.parse(c, k) for c in stock]))
-            self.known.update((k, c) for c in (top, *river))
-            self.nertz_tops.add((k, top))
-            self.seen_deal.append({"seat": k, "nertz_top": top, "river": list(river)})
+            self.known.update((k, c) for c in ((top,) if shown else ()) + tuple(river))
+            if shown:
+                self.nertz_tops.add((k, top))
+            self.seen_deal.append({"seat": k, "nertz_top": top if shown else None,
+                                   "river": list(river)})
         self.table = Table(layouts, self.rules, self.round_no)
         self.deal_frame = obs.frame
         self.events.append({"type": "round_start", "t_ms": 0, "round": self.round_no,
@@ -435,6 +449,37 @@ class Tracker:
         self._debounce(obs)
         for st in self.states.values():  # the deal view is the first stable state
             st.stable, st.stable_t = st.cand, float(obs.t_ms)
+
+    #: a deal whose columns have all been read this long while a seat's nertz top never
+    #: was (a camera that cannot read it) starts with that top unknown (a hidden card
+    #: stands for it until it shows); None: wait for it
+    DEAL_WITHOUT_NERTZ_MS: float | None = 5000.0
+
+    def _deal_codes(self, names: tuple[str, ...]) -> list[str | None] | None:
+        """One seat's deal reads (nertz top, then columns): of each place's three
+        longest-read codes, the choice that reads the most places, each code once (a seat's
+        deck holds it once: a misread duplicate must not block the deal), on the most frames.
+        None while a place is unread; the nertz top None when it was never read and the
+        columns have been read for :attr:`DEAL_WITHOUT_NERTZ_MS`."""
+        options = [sorted(self._deal_runs.get(n, {}).items(), key=lambda kv: -kv[1])[:3]
+                   for n in names]
+        best: tuple[int, int] = (-1, -1)
+        codes: list[str | None] = [None] * len(names)
+        for pick in itertools.product(*[[*o, (None, 0)] for o in options]):
+            got = [c for c, _n in pick if c is not None]
+            if len(set(got)) != len(got):
+                continue  # (a seat's deck holds each code once)
+            score = (len(got), sum(n for _c, n in pick))
+            if score > best:
+                best, codes = score, [c for c, _n in pick]
+        if any(c is None for c in codes[1:]):
+            return None
+        if codes[0] is None and (self.DEAL_WITHOUT_NERTZ_MS is None
+                                 or self._rivers_read_t is None
+                                 or self.t_ms - self._rivers_read_t
+                                 < self.DEAL_WITHOUT_NERTZ_MS):
+            return None
+        return codes
 
     def _deck(self) -> list[str]:
         codes = list(ALL_CODES)

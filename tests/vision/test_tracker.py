@@ -2690,3 +2690,58 @@ def test_a_nertz_top_the_camera_never_showed_gives_way_to_the_one_it_shows():
     # without it, the pile is stuck on the card brought up: no play of seat 0 is seen
     tr = _hidden_top_brought_up(False)
     assert not _moves(tr.log()) and tr.nertz_counts() == [13, 13]
+
+
+def _deal_with_a_misread_column(fix: bool) -> Tracker:
+    """Seat 0's column QD reads 9C at first (as its neighbour, the 9C column, reads),
+    longer than it then reads QD; seat 0 then plays its nertz AH."""
+    tr = Tracker(HouseRules(), 2)
+    if not fix:  # the old rule: each place's longest read, a duplicate blocks the deal
+        def longest(names: tuple[str, ...]) -> list[str | None] | None:
+            codes = [(tr._deal_settled.get(n) or (None,))[0] for n in names]
+            return None if None in codes or len(set(codes)) != len(codes) else codes
+        tr._deal_codes = longest  # type: ignore[method-assign]
+    frames = [(_table({0: "AH", 1: "5D"}, {"seat0:river1": ["9C"]}), 30),
+              (_table({0: "AH", 1: "5D"}), 6),
+              (_table({0: "5C", 1: "5D"}, {"lake:0": ["AH"]}), 20)]
+    n = 0
+    for places, repeat in frames:
+        for _ in range(repeat):
+            tr.update(_obs(n, places))
+            n += 1
+    return tr
+
+
+def test_a_deal_read_with_a_duplicate_code_takes_the_places_next_read():
+    # a seat's deck holds each code once: the column read 9C for longer yields it to the
+    # column that read it longer still and takes its own next read, QD; the deal is found
+    tr = _deal_with_a_misread_column(True)
+    assert tr.dealt and tr.seen_deal[0]["river"] == ["KS", "QD", "9C", "7H"]
+    assert _moves(tr.log()) == [(0, "AH", "seat0:nertz", "lake:0")]
+    # the old rule waited for the duplicate to go away: it never does (the longest read
+    # stays the longest), so no deal and nothing seen all round
+    assert not _deal_with_a_misread_column(False).dealt
+
+
+def _deal_with_a_nertz_never_read(wait: float | None) -> Tracker:
+    """Seat 1's nertz top is never read (out of the camera's reach); seat 0 plays AH."""
+    tr = Tracker(HouseRules(), 2)
+    tr.DEAL_WITHOUT_NERTZ_MS = wait
+    frames = [(_table({0: "AH", 1: "5D"}), 60),
+              (_table({0: "5C", 1: "5D"}, {"lake:0": ["AH"]}), 20)]
+    n = 0
+    for places, repeat in frames:
+        for _ in range(repeat):
+            tr.update(_obs(n, {k: v for k, v in places.items() if k != "seat1:nertz"}))
+            n += 1
+    tr.finish()
+    return tr
+
+
+def test_a_deal_whose_nertz_top_is_never_read_starts_after_the_columns_are():
+    tr = _deal_with_a_nertz_never_read(5000.0)
+    assert tr.dealt and tr.seen_deal[1]["nertz_top"] is None
+    assert _moves(tr.log()) == [(0, "AH", "seat0:nertz", "lake:0")]
+    assert tr.nertz_counts() == [12, 13]
+    # waiting for every nertz top: no deal, nothing seen
+    assert not _deal_with_a_nertz_never_read(None).dealt
