@@ -2141,18 +2141,13 @@ class Tracker:
         history, when the history then replays with no new rule broken and ``action``
         lands legally. Seats are tried from the one whose waste showed the missing card
         last, then the one that laid the first of them."""
-        table = self.table
-        if not self.MISSING_UNDER_RUN or table is None or action.card not in ALL_CODES:
+        above = self._uncounted_on(action) if self.MISSING_UNDER_RUN else None
+        if above is None:
             return False
-        j = int(action.dst.split(":")[1])
-        if j >= len(table.lake):
-            return False
-        pls = table.lake[j].placements
-        last = max((i for i, pl in enumerate(pls) if pl.counts), default=-1)
+        loose, top = above
         card = Card.parse(action.card)
-        base = pls[last].card.rank if last >= 0 else 0
-        loose = pls[last + 1:]
-        if card.is_joker or not loose or (last >= 0 and pls[last].card.suit != card.suit):
+        base = top.rank if top is not None else 0
+        if card.is_joker or not loose or (top is not None and top.suit != card.suit):
             return False
         want, seen = base + 2, set()
         for pl in loose:  # (a card repeated, misplaced on its like, is passed over)
@@ -2272,6 +2267,20 @@ class Tracker:
             return True
         return False
 
+    def _uncounted_on(self, action: Move) -> tuple[list[Any], Card | None] | None:
+        """The placements of lake pile ``action.dst`` above its counting top (misplaced:
+        they do not count) and that top's card (None: nothing counts), or None when the
+        pile does not exist yet or ``action`` moves no card code."""
+        table = self.table
+        if table is None or action.card not in ALL_CODES:
+            return None
+        j = int(action.dst.split(":")[1])
+        if j >= len(table.lake):
+            return None
+        pls = table.lake[j].placements
+        last = max((i for i, pl in enumerate(pls) if pl.counts), default=-1)
+        return pls[last + 1:], (pls[last].card if last >= 0 else None)
+
     #: a lake card credited to another seat than its layout's (a card taken from another
     #: seat's layout, flagged, so it does not count) on which the next card of its suit
     #: lands: players build only on what counts, so the taking was the arms' misjudgement
@@ -2285,17 +2294,12 @@ class Tracker:
         another seat's layout (the mover judged from the arms over its place). That move
         is re-credited to the layout's owner in the history, when it replays with no new
         rule broken and ``action`` then lands legally."""
-        table = self.table
-        if not self.OWN_CARD_BUILT_ON or table is None or action.card not in ALL_CODES:
+        above = self._uncounted_on(action) if self.OWN_CARD_BUILT_ON else None
+        if above is None:
             return False
-        j = int(action.dst.split(":")[1])
-        if j >= len(table.lake):
-            return False
-        pls = table.lake[j].placements
-        last = max((i for i, pl in enumerate(pls) if pl.counts), default=-1)
-        loose = pls[last + 1:]
+        loose, top = above
         card = Card.parse(action.card)
-        base = 0 if last < 0 else pls[last].card.rank
+        base = top.rank if top is not None else 0
         if not loose or any(pl.card.is_joker or pl.card.suit != card.suit
                             or pl.card.rank != base + 1 + i for i, pl in enumerate(loose)) \
                 or card.rank != base + 1 + len(loose):
