@@ -163,9 +163,9 @@ class Tracker:
         self._deal_lists: list[dict[str, list[str]]] = []
         self._pending_calls: list[tuple[int, float]] = []
         self._deal_reads: dict[str, tuple[str | None, int]] = {}  # place -> (read, frames)
-        # place -> the read seen alike on the most frames in a row so far, and how many
-        self._deal_settled: dict[str, tuple[str, int]] = {}
-        # place -> each read's longest run of alike frames (the deal's second choices)
+        # place -> each read's longest run of alike frames (a place keeps its surest read
+        # once play has changed it, a column grown longer or a nertz top played, while
+        # another place is still unread; the next reads are the deal's second choices)
         self._deal_runs: dict[str, dict[str, int]] = {}
         self._rivers_read_t: float | None = None  # when every deal column was first read
         self.frame = -1
@@ -397,21 +397,16 @@ class Tracker:
                 prev = self._deal_reads.get(name)
                 n = prev[1] + 1 if prev is not None and prev[0] == code else 1
                 self._deal_reads[name] = (code, n)
-                best = self._deal_settled.get(name)
-                if code is not None and n >= self.min_frames and (best is None or n > best[1]):
-                    self._deal_settled[name] = (code, n)
                 if code is not None and n >= self.min_frames:
                     runs = self._deal_runs.setdefault(name, {})
                     runs[code] = max(n, runs.get(code, 0))
         seen: list[tuple[str | None, tuple[str, ...]]] = []
-        rivers = all(self._deal_settled.get(f"seat{k}:river{i}") is not None
+        rivers = all(self._deal_runs.get(f"seat{k}:river{i}")
                      for k in range(self.seats) for i in range(cols))
         if rivers and self._rivers_read_t is None:
             self._rivers_read_t = float(obs.t_ms)
         for k in range(self.seats):
             names = (f"seat{k}:nertz", *(f"seat{k}:river{i}" for i in range(cols)))
-            # (a place keeps its surest read once play has changed it, a column grown
-            # longer or a nertz top played, while another place is still unread)
             codes = self._deal_codes(names)
             if codes is None:
                 return
@@ -463,8 +458,10 @@ class Tracker:
         columns have been read for :attr:`DEAL_WITHOUT_NERTZ_MS`."""
         options = [sorted(self._deal_runs.get(n, {}).items(), key=lambda kv: -kv[1])[:3]
                    for n in names]
+        codes: list[str | None] = [o[0][0] if o else None for o in options]
+        if len(set(codes)) == len(codes):
+            return self._deal_ready(codes)  # (each place's surest read, each code once)
         best: tuple[int, int] = (-1, -1)
-        codes: list[str | None] = [None] * len(names)
         for pick in itertools.product(*[[*o, (None, 0)] for o in options]):
             got = [c for c, _n in pick if c is not None]
             if len(set(got)) != len(got):
@@ -472,6 +469,10 @@ class Tracker:
             score = (len(got), sum(n for _c, n in pick))
             if score > best:
                 best, codes = score, [c for c, _n in pick]
+        return self._deal_ready(codes)
+
+    def _deal_ready(self, codes: list[str | None]) -> list[str | None] | None:
+        """``codes`` when the deal may start with them (see :meth:`_deal_codes`)."""
         if any(c is None for c in codes[1:]):
             return None
         if codes[0] is None and (self.DEAL_WITHOUT_NERTZ_MS is None

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -59,6 +60,20 @@ def _feed(tracker: Tracker, frames: list[dict[str, list[str]]], repeat: int = 3,
             n += 1
     return events
 
+
+def _feed_steps(tracker: Tracker, steps: list[tuple[dict[str, list[str]], int]],
+                adjust: Callable[[Observation], None] | None = None) -> None:
+    """Feed ``(places, frames)`` steps of :func:`_obs` observations on one frame clock;
+    ``adjust`` may change each observation before it is fed (a read made unsure, a place
+    left out)."""
+    n = 0
+    for places, repeat in steps:
+        for _ in range(repeat):
+            obs = _obs(n, places)
+            if adjust is not None:
+                adjust(obs)
+            tracker.update(obs)
+            n += 1
 
 def test_deal_then_ace_to_lake_and_reveal():
     tr = Tracker(HouseRules(), 2)
@@ -2478,11 +2493,7 @@ def _column_read_late(on: bool) -> Tracker:
               (_table({0: "5C", 1: "5D"}, {**col, **drawn}), 30),
               (_table({0: "5C", 1: "5D"}, {**col, **drawn, "lake:0": ["AD"]}), 3),
               (_table({0: "5C", 1: "5D"}, {**drawn, "seat0:river1": [], "lake:0": ["AD"]}), 40)]
-    n = 0
-    for places, repeat in frames:
-        for _ in range(repeat):
-            tr.update(_obs(n, places))
-            n += 1
+    _feed_steps(tr, frames)
     tr.finish()
     return tr
 
@@ -2512,15 +2523,12 @@ def _stale_waste_view(on: bool) -> Tracker:
               (_table({0: "5C", 1: "5D"}, {"seat0:waste": ["4C", "AD"]}), 10),
               (_table({0: "5C", 1: "5D"}, {**odd, "lake:0": ["AD"]}), 8),
               (_table({0: "5C", 1: "5D"}, {**odd, "lake:1": ["AD"]}), 20)]
-    n = 0
-    for places, repeat in frames:
-        for _ in range(repeat):
-            obs = _obs(n, places)
-            if "lake:0" in places or "lake:1" in places:
-                obs.places["seat0:waste"].cards[0] = SeenCard("KS", BOX,
-                                                              alternatives=(("QD", 0.2),))
-            tr.update(obs)
-            n += 1
+    def unsure(obs: Observation) -> None:
+        if "lake:0" in obs.places or "lake:1" in obs.places:
+            obs.places["seat0:waste"].cards[0] = SeenCard("KS", BOX,
+                                                          alternatives=(("QD", 0.2),))
+
+    _feed_steps(tr, frames, unsure)
     return tr
 
 
@@ -2543,15 +2551,12 @@ def _unsure_card_gone_as_a_pile_starts(on: bool, unsure: bool) -> Tracker:
     tr.SURE_ORPHANS = on
     frames = [(_table({0: "8H", 1: "5D"}, {"seat1:waste": ["3C", "5S"]}), 10),
               (_table({0: "9C", 1: "5D"}, {"seat1:waste": ["3C"], "lake:0": ["5S"]}), 30)]
-    n = 0
-    for places, repeat in frames:
-        for _ in range(repeat):
-            obs = _obs(n, places)
-            if unsure and places["seat0:nertz"] == ["8H"]:
-                obs.places["seat0:nertz"].cards[0] = SeenCard("8H", BOX,
-                                                              alternatives=(("6H", 0.2),))
-            tr.update(obs)
-            n += 1
+    def doubt(obs: Observation) -> None:
+        if unsure and obs.places["seat0:nertz"].codes == ["8H"]:
+            obs.places["seat0:nertz"].cards[0] = SeenCard("8H", BOX,
+                                                          alternatives=(("6H", 0.2),))
+
+    _feed_steps(tr, frames, doubt)
     tr.finish()
     return tr
 
@@ -2636,11 +2641,7 @@ def _nertz_top_misread_then_passed(on: bool) -> Tracker:
               (_table({0: "9H", 1: "KC"}, {"lake:0": ["AS"]}), 10),
               (_table({0: "9H", 1: "2S"}, {"lake:0": ["AS"]}), 35),
               (_table({0: "9H", 1: "4S"}, {"lake:0": ["2S"]}), 40)]
-    n = 0
-    for places, repeat in frames:
-        for _ in range(repeat):
-            tr.update(_obs(n, places))
-            n += 1
+    _feed_steps(tr, frames)
     tr.finish()
     return tr
 
@@ -2698,17 +2699,14 @@ def _deal_with_a_misread_column(fix: bool) -> Tracker:
     tr = Tracker(HouseRules(), 2)
     if not fix:  # the old rule: each place's longest read, a duplicate blocks the deal
         def longest(names: tuple[str, ...]) -> list[str | None] | None:
-            codes = [(tr._deal_settled.get(n) or (None,))[0] for n in names]
+            codes = [max(r, key=r.get) if (r := tr._deal_runs.get(n)) else None
+                     for n in names]
             return None if None in codes or len(set(codes)) != len(codes) else codes
         tr._deal_codes = longest  # type: ignore[method-assign]
     frames = [(_table({0: "AH", 1: "5D"}, {"seat0:river1": ["9C"]}), 30),
               (_table({0: "AH", 1: "5D"}), 6),
               (_table({0: "5C", 1: "5D"}, {"lake:0": ["AH"]}), 20)]
-    n = 0
-    for places, repeat in frames:
-        for _ in range(repeat):
-            tr.update(_obs(n, places))
-            n += 1
+    _feed_steps(tr, frames)
     return tr
 
 
@@ -2729,11 +2727,10 @@ def _deal_with_a_nertz_never_read(wait: float | None) -> Tracker:
     tr.DEAL_WITHOUT_NERTZ_MS = wait
     frames = [(_table({0: "AH", 1: "5D"}), 60),
               (_table({0: "5C", 1: "5D"}, {"lake:0": ["AH"]}), 20)]
-    n = 0
-    for places, repeat in frames:
-        for _ in range(repeat):
-            tr.update(_obs(n, {k: v for k, v in places.items() if k != "seat1:nertz"}))
-            n += 1
+    def out_of_reach(obs: Observation) -> None:
+        obs.places.pop("seat1:nertz", None)
+
+    _feed_steps(tr, frames, out_of_reach)
     tr.finish()
     return tr
 
