@@ -1161,6 +1161,13 @@ class Tracker:
                 return True  # (its take-back committed: the column is now its source)
             if not spots and not pool and len(run) == 1 and kind in ("lake", "river"):
                 spots = self._from_waste_pool(code, dest)
+            if not spots and not pool and kind == "lake" and len(run) == 1 and \
+                    self.DEAL_PILE_UNDER and st.stable_frame < 0 and \
+                    (final or self.t_ms - landed >= self.wait_ms):
+                # on a pile already built when the deal was read, no seat seen losing it
+                # since: played before, from some seat's hidden cards (which one, the
+                # camera cannot tell)
+                pool = self._hidden_card(0, code)
             cands = spots + pool
             if misread:
                 # the pile's card is known to be misread as this one: only a card seen at
@@ -1237,7 +1244,8 @@ class Tracker:
                                                final or waited >= self.wait_ms
                                                or buried is not None, dest=dest):
                         continue  # a card that left with it may still land elsewhere
-                    self._infer_missing(seat, code, j, t, evidence)
+                    self._infer_missing(seat, code, j, t, evidence,
+                                        at_deal=st.stable_frame < 0)
                     if dest not in self.lake_map and j < len(table.lake):
                         self.lake_map[dest] = j  # its inferred first card started it
                     self._orphans_under(j, code, src, t, evidence, True, commit=True,
@@ -1273,8 +1281,9 @@ class Tracker:
                 action = moved
             if kind == "lake" and isinstance(action, Move) and \
                     self.table.is_legal(action) is not True:  # type: ignore[union-attr]
-                if not self._own_card_after_all(action):
-                    self._missing_under_misplaced(action)
+                if not self._own_card_after_all(action) and \
+                        not self._missing_under_misplaced(action):
+                    self._unseen_base_under_run(action)
             if self._commit(action, t, at_frame, frames=frames, evidence=evidence):
                 if kind == "lake" and dest not in self.lake_map:
                     self.lake_map[dest] = int(action.dst.split(":")[1])  # type: ignore[union-attr]
@@ -2014,7 +2023,7 @@ class Tracker:
             swaps.append((owner, old, new))
             records[i] = replace(records[i], action=replace(action, card=new),
                                  evidence={**records[i].evidence, "recoded_from": old})
-        saved = [{k: list(v) for k, v in d.items()} for d in self._deal_lists]
+        saved = self._saved_deal()
         for owner, old, new in swaps:
             deal = self._deal_lists[owner]
             spots = [(lst, i) for lst in (deal["nertz"], deal["stock"])
@@ -2175,44 +2184,216 @@ class Tracker:
                  for k in range(self.seats)}
         seats = sorted(range(self.seats), key=lambda k: (-shown[k], k != loose[0].seat))
         for k in seats:
-            where = fresh.where(missing, k)
-            layout = fresh.layouts[k]
-            if where is None or where.kind not in ("stock", "waste") or \
-                    (k, missing) in self.named or not (layout.waste or layout.stock):
+            saved = self._saved_deal()
+            added = self._waste_play(fresh, k, missing, action.dst, self.records[r],
+                                     f"{action.card} built on {first.code}, which lay on the "
+                                     f"pile without {missing}: {missing} went there first, "
+                                     f"unseen (seat{k}'s hidden card)")
+            if added is None:
+                self._deal_lists = saved
                 continue
-            # the card that lay on the waste then: its top, or (an empty waste) the top of
-            # the cards a draw turns, the draw then put in the history too
-            drawn = not layout.waste
-            top = (layout.stock[min(self.rules.draw, len(layout.stock)) - 1] if drawn
-                   else layout.waste[-1]).code
-            deal = self._deal_lists[k]
-            saved = {key: [list(x) if isinstance(x, list) else x for x in v]
-                     for key, v in deal.items()}
-            if top != missing:
-                if (k, top) in self.named or (k, top) in self.known or \
-                        top not in deal["stock"] or missing not in deal["stock"]:
-                    continue
-                a, b = deal["stock"].index(top), deal["stock"].index(missing)
-                deal["stock"][a], deal["stock"][b] = missing, top
-            move = Move(k, missing, f"seat{k}:waste", action.dst)
-            t = max(fresh.now, self.records[r].t_ms - 1)
-            rec = self.records[r]
-            added = [_Record(Draw(k), t, rec.frame, rec.frames, True, {}, None, [])] \
-                if drawn else []
-            added.append(_Record(move, t, rec.frame, rec.frames, True,
-                                 {"why": f"{action.card} built on {first.code}, which lay on "
-                                         f"the pile without {missing}: {missing} went there "
-                                         f"first, unseen (seat{k}'s hidden card)"}, None, []))
             records = [*self.records[:r], *added, *self.records[r:]]
             before = [*(x.flags for x in self.records[:r]), *([] for _ in added),
                       *(x.flags for x in self.records[r:])]
             if not self._rewrite_history(records, before, then=action):
-                self._deal_lists[k] = saved
+                self._deal_lists = saved
                 continue
             self.known.add((k, missing))
             self.named.add((k, missing))
             return True
         return False
+
+    def _saved_deal(self) -> list[dict[str, list[Any]]]:
+        """A copy of the deal hypothesis to restore when a change to it is refused."""
+        return [{key: list(v) for key, v in d.items()} for d in self._deal_lists]
+
+    def _waste_play(self, fresh: Table, seat: int, code: str, dst: str, rec: _Record,
+                    why: str) -> list[_Record] | None:
+        """The records that play ``seat``'s hidden ``code`` from its waste to ``dst`` in
+        engine state ``fresh``, just before record ``rec``: the card the waste showed then
+        (its top, or on an empty waste the top of the cards a draw turns, that draw then
+        recorded first) exchanged with it in the deal hypothesis, changed in place (the
+        caller restores it when refused). None when the seat holds ``code`` nowhere hidden
+        in its stock or waste, or that card cannot be exchanged (named, or seen)."""
+        where = fresh.where(code, seat)
+        layout = fresh.layouts[seat]
+        if where is None or where.kind not in ("stock", "waste") or \
+                (seat, code) in self.named or not (layout.waste or layout.stock):
+            return None
+        drawn = not layout.waste
+        top = (layout.stock[min(self.rules.draw, len(layout.stock)) - 1] if drawn
+               else layout.waste[-1]).code
+        stock = self._deal_lists[seat]["stock"]
+        if top != code:
+            if (seat, top) in self.named or (seat, top) in self.known or \
+                    top not in stock or code not in stock:
+                return None
+            a, b = stock.index(top), stock.index(code)
+            stock[a], stock[b] = code, top
+        t = max(fresh.now, rec.t_ms - 1)
+        added = [_Record(Draw(seat), t, rec.frame, rec.frames, True, {}, None, [])] \
+            if drawn else []
+        added.append(_Record(Move(seat, code, f"seat{seat}:waste", dst), t, rec.frame,
+                             rec.frames, True, {"why": why}, None, []))
+        return added
+
+    #: a lake pile's cards that do not count, running on in suit from above its counting
+    #: top (repeats passed over), built on by at least this many cards in a row (the card
+    #: landing included): the cards missing under that run went there unseen (see
+    #: :meth:`_unseen_base_under_run`; real path round 14: a heart pile and a spade pile
+    #: started before the deal was read, 15 of their cards flagged "cannot start a
+    #: pile"); None: off
+    UNSEEN_BASE_RUN: int | None = 3
+
+    def _unseen_base_under_run(self, action: Move) -> bool:
+        """``action`` lands on lake pile ``action.dst`` illegally, but continues a run of
+        :attr:`UNSEEN_BASE_RUN` or more cards, with it, of the pile's cards that do not
+        count: one suit in rank order from above the pile's counting top, flagged only
+        because the cards under them were never seen (an Ace, or more, covered at once;
+        a pile started before the deal was read). Players build only on what counts, so
+        those cards went there first. Each missing card, lowest first, is:
+
+        - a card the pile holds below the run with its code (flagged for the lack of the
+          cards under it, it now counts);
+        - else a seat's card recorded as gone unseen while the pile was there and before
+          the run (that record made its move to the pile);
+        - else a hidden card of a seat, played from its waste at the latest moment
+          between its neighbours in rank where that waste's top can be exchanged for it
+          (see :meth:`_waste_spot`): the seat whose waste showed it last first, then the
+          seat that laid the run's first card.
+
+        Made so when the history then replays with no new rule broken and ``action``
+        lands legally."""
+        need = self.UNSEEN_BASE_RUN
+        above = self._uncounted_on(action) if need is not None else None
+        if above is None:
+            return False
+        loose, top = above
+        card = Card.parse(action.card)
+        if card.is_joker or (top is not None and top.suit != card.suit):
+            return False
+        base = top.rank if top is not None else 0
+        run: list[Any] = []
+        want = card.rank - 1
+        for pl in reversed(loose):
+            c = pl.card
+            if not c.is_joker and c.suit == card.suit and c.rank == want and want > base:
+                run.append(pl)
+                want -= 1
+            elif not (c.code == card.code or any(c.code == x.card.code for x in run)):
+                break  # (a card repeated, misplaced on its like, is passed over)
+        if len(run) + 1 < need or want <= base:
+            return False
+        dst, first = action.dst, run[-1]
+        on_pile = [i for i, x in enumerate(self.records)
+                   if isinstance(x.action, Move) and x.action.dst == dst]
+        r_first = next((i for i in on_pile if self.records[i].action.card == first.card.code
+                        and self.records[i].action.seat == first.seat), None)
+        if r_first is None:
+            return False
+        missing = [Card(rank, card.suit).code for rank in range(base + 1, want + 1)]
+        records = list(self.records)
+        before = [x.flags for x in records]
+        # each missing card's own record: the pile's, below the run, or a card gone unseen;
+        # all after the pile's counting top landed
+        anchors: dict[str, _Record] = {}
+        pos = on_pile[0] if top is None else 1 + max(
+            (i for i in on_pile if i < r_first and records[i].action.card == top.code),
+            default=on_pile[0])
+        start = pos
+        for code in missing:
+            i = next((i for i in range(pos, r_first)
+                      if getattr(records[i].action, "card", None) == code and (
+                          i in on_pile or isinstance(records[i].action, Unseen))), None)
+            if i is None:
+                continue
+            rec = records[i]
+            if isinstance(rec.action, Unseen):
+                rec = records[i] = replace(rec, action=Move(
+                    rec.action.seat, code, rec.action.src, dst), evidence={
+                    **rec.evidence, "why": f"{action.card} built on {first.card.code} and "
+                                           f"the run under it: {code}, gone unseen, went "
+                                           f"there"})
+            anchors[code], pos = rec, i + 1
+        saved = self._saved_deal()
+        named: list[tuple[int, str]] = []
+        lo = start
+        j = int(dst.split(":")[1])
+        if base == 0 and missing[0] not in anchors:
+            # (the Ace may have started the pile any time after the pile before it was)
+            lo = 1 + max((i for i, x in enumerate(records[:lo]) if isinstance(x.action, Move)
+                          and x.action.dst == f"lake:{j - 1}"), default=-1)
+        for n, code in enumerate(missing):
+            if code in anchors:
+                lo = next(i for i, x in enumerate(records) if x is anchors[code]) + 1
+                continue
+            nxt = next((anchors[c] for c in missing[n + 1:] if c in anchors),
+                       self.records[r_first])
+            hi = next(i for i, x in enumerate(records) if x is nxt)
+            shown = {k: self.seen_at.get((f"seat{k}:waste", code), -1.0)
+                     for k in range(self.seats)}
+            order = sorted(range(self.seats), key=lambda k: (-shown[k], k != first.seat))
+            spot = self._waste_spot(records, lo, hi, code, order)
+            fresh = self._rebuilt(records[:spot[0]]) if spot is not None else None
+            added = None if fresh is None or spot is None else self._waste_play(
+                fresh, spot[1], code, dst, records[spot[0]],
+                f"{action.card} built on {first.card.code} and the run under it, which lay "
+                f"on the pile without {code}: {code} went there first, unseen "
+                f"(seat{spot[1]}'s hidden card)")
+            if spot is None or added is None:
+                self._deal_lists = saved
+                return False
+            i = spot[0]
+            records[i:i] = added
+            before[i:i] = [[] for _ in added]
+            named.append((spot[1], code))
+            lo = i + len(added)
+        if not self._rewrite_history(records, before, then=action):
+            self._deal_lists = saved
+            return False
+        self.known.update(named)
+        self.named.update(named)
+        return True
+
+    def _waste_spot(self, records: list[_Record], lo: int, hi: int, code: str,
+                    seats: list[int]) -> tuple[int, int] | None:
+        """Where in history ``records`` a seat can have played its hidden ``code`` from
+        its waste: the latest index in ``lo``..``hi`` (before that record) at which the
+        seat's waste top (on an empty waste, the top of the cards a draw turns) is
+        ``code`` or a card never named nor seen that can be exchanged for it, while
+        ``code`` lies hidden in its stock or waste; the first of ``seats`` that has one.
+        None when none has."""
+        try:
+            table = Table.from_deals([{"seat": k, **d} for k, d in enumerate(self._deal_lists)],
+                                     self.rules, self.round_no)
+            best: dict[int, int] = {}
+            for i, rec in enumerate(records[:hi + 1]):
+                if i >= lo:
+                    for k in seats:
+                        if self._waste_swappable(table, k, code):
+                            best[k] = i
+                if i < hi:
+                    table.push(rec.action, rec.t_ms)
+        except (ImpossibleAction, OrderError, ValueError):
+            return None
+        k = next((k for k in seats if k in best), None)
+        return None if k is None else (best[k], k)
+
+    def _waste_swappable(self, table: Table, seat: int, code: str) -> bool:
+        """Whether ``seat``'s waste top in ``table`` (or the top a draw turns onto an empty
+        waste) is ``code``, or a card that can be exchanged for it in the deal hypothesis
+        (neither named nor seen), ``code`` lying hidden in the seat's stock or waste."""
+        if (seat, code) in self.named:
+            return False
+        layout = table.layouts[seat]
+        if not (layout.waste or layout.stock):
+            return False
+        where = table.where(code, seat)
+        if where is None or where.kind not in ("stock", "waste"):
+            return False
+        top = (layout.waste[-1] if layout.waste
+               else layout.stock[min(self.rules.draw, len(layout.stock)) - 1]).code
+        return top == code or ((seat, top) not in self.named and (seat, top) not in self.known)
 
     #: a slide under seen only after the seat filled its last empty column (the slid card
     #: showed late, a strip under its column) went first, while a column was empty: put
@@ -2829,10 +3010,18 @@ class Tracker:
         st = self.states.get(self._obs_place_of(engine_place))
         return st.top_frame if st is not None else self.frame
 
+    #: a lake pile already built when the deal was read (the camera started late, or read
+    #: the deal late) holds the cards under its top: each from a hidden card (the seat
+    #: credited with the top first) when no seat was seen losing it (real path round 14:
+    #: the deal read at 17 s, a heart pile and a spade pile at 3; their 15 later cards
+    #: were flagged "cannot start a pile")
+    DEAL_PILE_UNDER = True
+
     def _infer_missing(self, seat: int, code: str, j: int, t: int,
-                       evidence: dict[str, Any]) -> None:
+                       evidence: dict[str, Any], at_deal: bool = False) -> None:
         """A foundation seen at 5♥ and then at 7♥ had a 6♥ played: when a seat lost the
-        missing card(s), commit those moves first (marked inferred)."""
+        missing card(s), commit those moves first (marked inferred). ``at_deal``: the pile
+        showed ``code`` when the deal was read (see :attr:`DEAL_PILE_UNDER`)."""
         table = self.table
         assert table is not None
         f = table.lake[j] if j < len(table.lake) else None
@@ -2867,6 +3056,12 @@ class Tracker:
             why = f"{code} seen on lake:{j} after {after}"
             unsure = 1.0 - sum(p for _a, p in evidence.get("reads", ())) < self.SURE
             settled = self.SETTLED_ON_PILE and self._settled_on_pile(j, missing)
+            if not spots and at_deal and self.DEAL_PILE_UNDER:
+                # a pile already built when the deal was read: its cards under the top
+                # went there before, from hidden cards (the seat's own first)
+                spots = self._hidden_card(seat, missing, busy=evidence.get("from"))
+                why = (f"{code} on lake:{j} when the deal was read: {missing} under it "
+                       f"(one of seat{spots[0][2]}'s hidden cards)" if spots else why)
             if not spots and self.INFER_HIDDEN and card.rank - start == 1 and \
                     (unsure or settled):
                 # one card between, and the reader unsure of the card that landed: likelier

@@ -2742,3 +2742,61 @@ def test_a_deal_whose_nertz_top_is_never_read_starts_after_the_columns_are():
     assert tr.nertz_counts() == [12, 13]
     # waiting for every nertz top: no deal, nothing seen
     assert not _deal_with_a_nertz_never_read(None).dealt
+
+
+def _run_on_an_unseen_base(on: bool) -> Tracker:
+    """Seat 0's nertz 3H starts a pile (its AH and 2H never seen), seat 1's nertz 4H and
+    then seat 0's 5H are built on it."""
+    tr = Tracker(HouseRules(), 2)
+    tr.UNSEEN_BASE_RUN = 3 if on else None
+    _feed(tr, [_table({0: "3H", 1: "4H"}),
+               _table({0: "5H", 1: "4H"}, {"lake:0": ["3H"]}),
+               _table({0: "5H", 1: "9C"}, {"lake:0": ["4H"]}),
+               _table({0: "JS", 1: "9C"}, {"lake:0": ["5H"]})], repeat=10)
+    tr.finish()
+    return tr
+
+
+def test_a_run_built_on_a_pile_whose_base_was_never_seen_counts():
+    # three cards in suit built by two seats: the pile counts, so its AH and 2H went
+    # there first, unseen (hidden cards played from a waste); nobody is flagged
+    tr = _run_on_an_unseen_base(True)
+    moves = [e for e in tr.log() if e["type"] == "move"]
+    assert [(e["seat"], e["card"], e.get("inferred", False)) for e in moves] == [
+        (0, "AH", True), (0, "2H", True), (0, "3H", False), (1, "4H", False),
+        (0, "5H", False)]
+    assert [e["from"] for e in moves[:2]] == ["seat0:waste", "seat0:waste"]
+    assert not tr.flags() and tr.table.score().lake_cards == [4, 1]
+    # without it, every card on the pile "cannot start a pile" and none counts
+    tr = _run_on_an_unseen_base(False)
+    assert [(f["card"], f["rule"]) for f in tr.flags()] == [
+        ("3H", "foundation_needs_ace"), ("4H", "foundation_needs_ace"),
+        ("5H", "foundation_needs_ace")]
+    assert tr.table.score().lake_cards == [0, 0]
+
+
+def _pile_built_before_the_deal(on: bool) -> Tracker:
+    """The camera starts late: the lake already holds a pile showing 3H (no seat is seen
+    losing it for 3 s); seat 1's nertz 4H is then played on it."""
+    tr = Tracker(HouseRules(), 2)
+    tr.DEAL_PILE_UNDER = on
+    tr.UNSEEN_BASE_RUN = None
+    wastes = {"seat0:waste": ["6D"], "seat1:waste": ["QS"]}
+    _feed_steps(tr, [(_table({0: "8C", 1: "4H"}, {"lake:0": ["3H"], **wastes}), 30),
+                     (_table({0: "8C", 1: "9C"}, {"lake:0": ["4H"], **wastes}), 10)])
+    tr.finish()
+    return tr
+
+
+def test_a_pile_already_built_when_the_deal_is_read_holds_the_cards_under_its_top():
+    tr = _pile_built_before_the_deal(True)
+    pile = [(e["card"], e.get("inferred", False)) for e in tr.log()
+            if e["type"] == "move" and e["to"] == "lake:0"]
+    assert pile == [("AH", True), ("2H", True), ("3H", False), ("4H", False)]
+    assert not tr.flags() and sum(tr.table.score().lake_cards) == 4
+    assert tr.table.score().lake_cards[1] >= 1  # (the 4H is seat 1's)
+    # without it, the 3H has no source (no seat was seen losing it) and the 4H "cannot
+    # start a pile"
+    tr = _pile_built_before_the_deal(False)
+    assert [(f["card"], f["rule"]) for f in tr.flags()] == [("4H", "foundation_needs_ace")]
+    assert tr.table.score().lake_cards == [0, 0]
