@@ -133,6 +133,7 @@ class Tracker:
         self.call_delay_ms = call_delay_ms
         self.table: Table | None = None
         self.deal_frame: int | None = None
+        self.deal_t_ms = 0.0  # when the deal was read
         self.records: list[_Record] = []
         self.events: list[dict[str, Any]] = []
         self.states: dict[str, _PlaceState] = {}
@@ -432,7 +433,7 @@ class Tracker:
             self.seen_deal.append({"seat": k, "nertz_top": top if shown else None,
                                    "river": list(river)})
         self.table = Table(layouts, self.rules, self.round_no)
-        self.deal_frame = obs.frame
+        self.deal_frame, self.deal_t_ms = obs.frame, float(obs.t_ms)
         self.events.append({"type": "round_start", "t_ms": 0, "round": self.round_no,
                             "seats": self.seats, "rules": self.rules.to_dict(),
                             "frame": obs.frame})
@@ -1162,7 +1163,7 @@ class Tracker:
             if not spots and not pool and len(run) == 1 and kind in ("lake", "river"):
                 spots = self._from_waste_pool(code, dest)
             if not spots and not pool and kind == "lake" and len(run) == 1 and \
-                    self.DEAL_PILE_UNDER and st.stable_frame < 0 and \
+                    st.stable_frame < 0 and self._built_before_deal(code) and \
                     (final or self.t_ms - landed >= self.wait_ms):
                 # on a pile already built when the deal was read, no seat seen losing it
                 # since: played before, from some seat's hidden cards (which one, the
@@ -3016,6 +3017,18 @@ class Tracker:
     #: the deal read at 17 s, a heart pile and a spade pile at 3; their 15 later cards
     #: were flagged "cannot start a pile")
     DEAL_PILE_UNDER = True
+    #: a pile showing a card when the deal was read is taken for built before only when
+    #: it can have been by then: at most one card per this long of video before the deal
+    #: was read (reader v2.2's round 7: a 5S read on a pile 2.6 s in was a misread, and
+    #: the AS-4S put under it made the round worse)
+    DEAL_PILE_MS_PER_CARD = 1000.0
+
+    def _built_before_deal(self, code: str) -> bool:
+        """Whether a pile showing ``code`` when the deal was read can have been built
+        before it (see :attr:`DEAL_PILE_UNDER`)."""
+        card = Card.parse(code)
+        return self.DEAL_PILE_UNDER and not card.is_joker and \
+            card.rank * self.DEAL_PILE_MS_PER_CARD <= self.deal_t_ms
 
     def _infer_missing(self, seat: int, code: str, j: int, t: int,
                        evidence: dict[str, Any], at_deal: bool = False) -> None:
@@ -3056,7 +3069,7 @@ class Tracker:
             why = f"{code} seen on lake:{j} after {after}"
             unsure = 1.0 - sum(p for _a, p in evidence.get("reads", ())) < self.SURE
             settled = self.SETTLED_ON_PILE and self._settled_on_pile(j, missing)
-            if not spots and at_deal and self.DEAL_PILE_UNDER:
+            if not spots and at_deal and self._built_before_deal(code):
                 # a pile already built when the deal was read: its cards under the top
                 # went there before, from hidden cards (the seat's own first)
                 spots = self._hidden_card(seat, missing, busy=evidence.get("from"))

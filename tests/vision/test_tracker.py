@@ -2775,14 +2775,17 @@ def test_a_run_built_on_a_pile_whose_base_was_never_seen_counts():
     assert tr.table.score().lake_cards == [0, 0]
 
 
-def _pile_built_before_the_deal(on: bool) -> Tracker:
-    """The camera starts late: the lake already holds a pile showing 3H (no seat is seen
-    losing it for 3 s); seat 1's nertz 4H is then played on it."""
+def _pile_built_before_the_deal(on: bool, late: bool = True) -> Tracker:
+    """The lake already holds a pile showing 3H when the deal is read: 5 s in (seat 1's
+    nertz pile out of the camera's reach until then), or at once (``late`` False). No seat
+    is seen losing the 3H for 3 s; seat 1's nertz 4H is then played on it."""
     tr = Tracker(HouseRules(), 2)
     tr.DEAL_PILE_UNDER = on
     tr.UNSEEN_BASE_RUN = None
     wastes = {"seat0:waste": ["6D"], "seat1:waste": ["QS"]}
-    _feed_steps(tr, [(_table({0: "8C", 1: "4H"}, {"lake:0": ["3H"], **wastes}), 30),
+    start = _table({0: "8C", 1: "4H"}, {"lake:0": ["3H"], **wastes})
+    unread = {k: v for k, v in start.items() if k != "seat1:nertz"}
+    _feed_steps(tr, [(unread, 50 if late else 0), (start, 30),
                      (_table({0: "8C", 1: "9C"}, {"lake:0": ["4H"], **wastes}), 10)])
     tr.finish()
     return tr
@@ -2790,6 +2793,7 @@ def _pile_built_before_the_deal(on: bool) -> Tracker:
 
 def test_a_pile_already_built_when_the_deal_is_read_holds_the_cards_under_its_top():
     tr = _pile_built_before_the_deal(True)
+    assert tr.deal_t_ms >= 5000
     pile = [(e["card"], e.get("inferred", False)) for e in tr.log()
             if e["type"] == "move" and e["to"] == "lake:0"]
     assert pile == [("AH", True), ("2H", True), ("3H", False), ("4H", False)]
@@ -2800,3 +2804,8 @@ def test_a_pile_already_built_when_the_deal_is_read_holds_the_cards_under_its_to
     tr = _pile_built_before_the_deal(False)
     assert [(f["card"], f["rule"]) for f in tr.flags()] == [("4H", "foundation_needs_ace")]
     assert tr.table.score().lake_cards == [0, 0]
+    # a deal read at once: three cards cannot have been built on a pile by then (a
+    # misread), so nothing is put under it
+    tr = _pile_built_before_the_deal(True, late=False)
+    assert tr.deal_t_ms < 1000
+    assert [(f["card"], f["rule"]) for f in tr.flags()] == [("4H", "foundation_needs_ace")]
