@@ -549,6 +549,8 @@ class Tracker:
                         st.bare_since = float(obs.t_ms)
                     st.bare_n += 1
             raw, doubtful = self._resolved(name, view) if view is not None else ([], False)
+            if place.kind == "river" and self.DROP_COLUMN_PHANTOMS:
+                raw = self._without_phantoms(name, raw)
             codes, usable = self._view_codes(name, raw)
             if doubtful and usable:
                 # a read that fits nothing and is not sure: held back until it has shown
@@ -688,6 +690,46 @@ class Tracker:
                     for i in range(len(codes))]
             codes = [c for c, k in zip(codes, keep, strict=True) if k]
         return codes, doubtful
+
+    #: a card read in the middle of a fanned column that breaks its run while the cards
+    #: either side of it build on each other, and that the engine does not have there, is
+    #: left out: a pip, a court figure or a neighbour's corner read as an index
+    DROP_COLUMN_PHANTOMS = True
+
+    def _without_phantoms(self, place: str, codes: list[str]) -> list[str]:
+        """A column's codes without the cards that cannot lie where they were read: not
+        the top, not a card the engine has on the column, not building on the card below,
+        while the card above builds on the one below (see :attr:`DROP_COLUMN_PHANTOMS`)."""
+        if len(codes) < 3 or self.table is None:
+            return codes
+        exp = set(self._expected(place))
+        out = list(codes)
+        i = 1
+        while i < len(out) - 1:
+            below, here, above = out[i - 1], out[i], out[i + 1]
+            if (here not in exp or here in out[:i]) and here != "back" and \
+                    not _builds_down(here, below) and _builds_down(above, below):
+                del out[i]
+                continue
+            i += 1
+        return out
+
+    #: a run of new cards on a column that no place held whole, built down legally, whose
+    #: cards after the first are the tail of another of the seat's columns: two moves (its
+    #: first card from the waste or the nertz pile, then the other column's run onto it)
+    #: seen as one
+    SPLIT_UNSOURCED_RUN = True
+
+    def _rest_on_column(self, seat: int | None, rest: tuple[str, ...], dest: str) -> bool:
+        """Whether ``rest`` is the tail of one of ``seat``'s columns other than ``dest``
+        in the engine's table."""
+        if seat is None or self.table is None or not rest:
+            return False
+        for i, col in enumerate(self.table.layouts[seat].river):
+            if f"seat{seat}:river{i}" != dest and len(col) >= len(rest) and \
+                    tuple(c.code for c in col[-len(rest):]) == rest:
+                return True
+        return False
 
     #: a hidden card of the seat read as a column's new top is likely only when it may
     #: lie on that column (a card drawn and played unseen still obeys the rules)
@@ -1134,7 +1176,11 @@ class Tracker:
                 spots = [s for s in spots if not s[3] and s[1] < len(run)
                          and self._tail(s[0], code) == run[:s[1]]]
                 run = run[:spots[0][1]] if len(spots) == 1 else run
-            if kind == "river" and len(run) > 1 and not spots and misread_under:
+            if kind == "river" and len(run) > 1 and not spots and (
+                    misread_under or self.SPLIT_UNSOURCED_RUN
+                    and (not exp or _builds_down(run[0], exp[-1]))
+                    and _builds_down(run[1], run[0])
+                    and self._rest_on_column(Place.parse(dest).seat, run[1:], dest)):
                 run = run[:1]  # (its first card may come from a waste the engine has
                 # out of step: one card at a time, as from the waste pool below)
             if kind in ("lake", "river"):

@@ -2809,3 +2809,51 @@ def test_a_pile_already_built_when_the_deal_is_read_holds_the_cards_under_its_to
     tr = _pile_built_before_the_deal(True, late=False)
     assert tr.deal_t_ms < 1000
     assert [(f["card"], f["rule"]) for f in tr.flags()] == [("4H", "foundation_needs_ace")]
+
+
+def _column_with_a_phantom(on: bool) -> Tracker:
+    """Seat 0's nertz QH is laid on its KS column; the column is read with a 4D between
+    them (a pip or a neighbour's corner read as an index)."""
+    tr = Tracker(HouseRules(), 2)
+    tr.DROP_COLUMN_PHANTOMS = on
+    _feed(tr, [_table({0: "QH", 1: "4H"}),
+               _table({0: "JC", 1: "4H"}, {"seat0:river0": ["KS", "4D", "QH"]})], repeat=10)
+    tr.finish()
+    return tr
+
+
+def test_a_card_read_inside_a_column_that_breaks_its_run_is_left_out():
+    tr = _column_with_a_phantom(True)
+    assert _moves(tr.log()) == [(0, "QH", "seat0:nertz", "seat0:river0")]
+    assert not tr.flags() and tr.nertz_counts() == [12, 13]
+    assert [c.code for c in tr.table.layouts[0].river[0]] == ["KS", "QH"]
+    # read as it is, the column fits nothing: the QH never leaves the nertz pile
+    tr = _column_with_a_phantom(False)
+    assert _moves(tr.log()) == [] and tr.nertz_counts() == [13, 13]
+
+
+def _two_moves_onto_one_column(on: bool) -> Tracker:
+    """Under one hand, seat 0 plays a hidden 8D from its waste on its 9C column, then the
+    7S of another column on it: the camera sees the column 9C 8D 7S at once."""
+    tr = Tracker(HouseRules(), 2)
+    tr.SPLIT_UNSOURCED_RUN = on
+    waste = {"seat0:waste": ["2C"]}
+    _feed(tr, [_table({0: "QH", 1: "4H"}, {"seat0:river3": ["7S"], **waste}),
+               _table({0: "QH", 1: "4H"}, {"seat0:river3": [],
+                                           "seat0:river2": ["9C", "8D", "7S"], **waste})],
+          repeat=10)
+    tr.finish()
+    return tr
+
+
+def test_a_run_no_place_held_whole_is_a_hidden_card_then_another_columns_tail():
+    tr = _two_moves_onto_one_column(True)
+    assert _moves(tr.log()) == [(0, "8D", "seat0:waste", "seat0:river2"),
+                                (0, "7S", "seat0:river3", "seat0:river2")]
+    assert not tr.flags()
+    assert [c.code for c in tr.table.layouts[0].river[2]] == ["9C", "8D", "7S"]
+    assert not tr.table.layouts[0].river[3]
+    # without it, the run has no source and the column stays as it was
+    tr = _two_moves_onto_one_column(False)
+    assert _moves(tr.log()) == []
+    assert [c.code for c in tr.table.layouts[0].river[2]] == ["9C"]
