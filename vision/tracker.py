@@ -168,6 +168,8 @@ class Tracker:
         # once play has changed it, a column grown longer or a nertz top played, while
         # another place is still unread; the next reads are the deal's second choices)
         self._deal_runs: dict[str, dict[str, int]] = {}
+        #: the reader's other likely reads of each deal place, summed over its reads
+        self._deal_alts: dict[str, dict[str, float]] = {}
         self._rivers_read_t: float | None = None  # when every deal column was first read
         self.frame = -1
         self.t_ms = 0.0
@@ -397,6 +399,10 @@ class Tracker:
                 code = top.code if ok else None
                 prev = self._deal_reads.get(name)
                 n = prev[1] + 1 if prev is not None and prev[0] == code else 1
+                if code is not None:
+                    alts = self._deal_alts.setdefault(name, {})
+                    for alt, p in top.alternatives:
+                        alts[alt] = alts.get(alt, 0.0) + p
                 self._deal_reads[name] = (code, n)
                 if code is not None and n >= self.min_frames:
                     runs = self._deal_runs.setdefault(name, {})
@@ -450,6 +456,10 @@ class Tracker:
     #: was (a camera that cannot read it) starts with that top unknown (a hidden card
     #: stands for it until it shows); None: wait for it
     DEAL_WITHOUT_NERTZ_MS: float | None = 5000.0
+    #: a seat whose deal places have been read this long with one code on two of them
+    #: (one a misread) takes the reader's next likely reads of its places into account
+    #: (:meth:`_deal_codes`); None: wait for a read that differs
+    DEAL_ALTERNATIVES_MS: float | None = 1000.0
 
     def _deal_codes(self, names: tuple[str, ...]) -> list[str | None] | None:
         """One seat's deal reads (nertz top, then columns): of each place's three
@@ -462,12 +472,23 @@ class Tracker:
         codes: list[str | None] = [o[0][0] if o else None for o in options]
         if len(set(codes)) == len(codes):
             return self._deal_ready(codes)  # (each place's surest read, each code once)
-        best: tuple[int, int] = (-1, -1)
+        mass: list[dict[str, float]] = [{} for _n in names]
+        if self.DEAL_ALTERNATIVES_MS is not None and self._rivers_read_t is not None and \
+                self.t_ms - self._rivers_read_t >= self.DEAL_ALTERNATIVES_MS:
+            # two places read as one code for a while: the reader's next likely reads of
+            # each place may stand in (a JS read JC on one of the seat's columns)
+            for i, name in enumerate(names):
+                alts = sorted(self._deal_alts.get(name, {}).items(), key=lambda kv: -kv[1])
+                mass[i] = dict(alts[:2])
+                options[i] = options[i] + [(a, 0) for a, _m in alts[:2]
+                                           if a not in dict(options[i])]
+        best: tuple[int, int, float] = (-1, -1, 0.0)
         for pick in itertools.product(*[[*o, (None, 0)] for o in options]):
             got = [c for c, _n in pick if c is not None]
             if len(set(got)) != len(got):
                 continue  # (a seat's deck holds each code once)
-            score = (len(got), sum(n for _c, n in pick))
+            score = (len(got), sum(n for _c, n in pick),
+                     sum(m.get(c, 0.0) for m, (c, n) in zip(mass, pick, strict=True) if not n))
             if score > best:
                 best, codes = score, [c for c, _n in pick]
         return self._deal_ready(codes)

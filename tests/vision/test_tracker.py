@@ -2857,3 +2857,29 @@ def test_a_run_no_place_held_whole_is_a_hidden_card_then_another_columns_tail():
     tr = _two_moves_onto_one_column(False)
     assert _moves(tr.log()) == []
     assert [c.code for c in tr.table.layouts[0].river[2]] == ["9C"]
+
+
+def _deal_with_one_code_on_two_columns(wait_ms: float | None) -> Tracker:
+    """Seat 0's QH column (dealt KS, QD, 9C, QH) is read QD all along, the reader giving
+    QH as its next likely read: two of the seat's columns read as one code."""
+    tr = Tracker(HouseRules(), 2)
+    tr.DEAL_ALTERNATIVES_MS = wait_ms
+
+    def misread(obs: Observation) -> None:
+        view = obs.places["seat0:river3"]
+        view.cards = [SeenCard("QD", BOX, 0.6, alternatives=(("QH", 0.3), ("QS", 0.05)))]
+
+    _feed_steps(tr, [(_table({0: "5C", 1: "4H"}, {"seat0:river3": ["QD"]}), 40)],
+                adjust=misread)
+    return tr
+
+
+def test_a_deal_with_one_code_read_on_two_columns_takes_the_readers_next_read():
+    tr = _deal_with_one_code_on_two_columns(1000.0)
+    assert tr.dealt and 1000 <= tr.deal_t_ms < 2000
+    # the column read only as QD keeps it; the one whose reads gave QH as next likely
+    # takes QH
+    assert tr.seen_deal[0]["river"] == ["KS", "QD", "9C", "QH"]
+    assert tr.seen_deal[1]["river"] == RIVER[1]
+    # waiting for a read that differs: no deal while the misread lasts
+    assert not _deal_with_one_code_on_two_columns(None).dealt
