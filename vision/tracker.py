@@ -889,8 +889,96 @@ class Tracker:
                     or self._hidden_stacks(final)
                     or any(self._taken_card_replayed(name, st)
                            for name, st in self.states.items() if name.startswith("lake:"))
-                    or self._drop_inferred_under_taken_back()):
+                    or self._drop_inferred_under_taken_back()
+                    or self._emptied_columns(final)):
                 break
+
+    #: a river column seen empty, in plain view, while the engine still has cards there
+    #: that no explanation took away: once other cards land on it (or it has shown empty
+    #: this long and its cards show on top of another place), they left when it was seen
+    #: empty, for that place or unseen (a missed departure no longer blocks the column
+    #: for the rest of the round). None: off
+    EMPTIED_COLUMN_MS: float | None = 3000.0
+
+    def _emptied_columns(self, final: bool) -> bool:
+        """Take the engine's cards out of a column the camera showed empty (see
+        :attr:`EMPTIED_COLUMN_MS`): to where they show now (:meth:`_emptied_to`), else as
+        left unseen (:class:`~rules.moves.Unseen`: they score nowhere), timed when it was
+        seen empty."""
+        if self.EMPTIED_COLUMN_MS is None or self.table is None:
+            return False
+        for name in sorted(self.states):
+            st = self.states[name]
+            if ":river" not in name or st.stable is None or st.covered or not st.in_view:
+                continue
+            exp = self._expected(name)
+            if not exp:
+                continue
+            touched = self._last_touched(name)
+            if st.stable:
+                # refilled since it showed empty, with none of the engine's cards there: they
+                # left, and the new cards cannot be explained while they stay
+                if st.empty_t <= touched or st.refilled_t < st.empty_t or \
+                        set(st.stable) & set(exp) or \
+                        not final and self.t_ms - st.refilled_t < self.wait_ms:
+                    continue
+                since = st.empty_t
+            elif st.stable_t <= touched or \
+                    not final and self.t_ms - st.stable_t < self.EMPTIED_COLUMN_MS:
+                continue
+            else:
+                since = st.stable_t
+            seat = Place.parse(name).seat
+            assert seat is not None
+            at = max(int(since), self.table.now)
+            action: Action | None = self._emptied_to(seat, name, exp, at)
+            if action is None and not st.stable and not final:
+                continue  # (still empty: nothing waits on it)
+            action = action or Unseen(seat, exp[-1], name)
+            evidence = {"why": f"the camera showed {name} empty from {since:.0f} ms while "
+                               f"the tracker still had this card there"}
+            evidence["seen_on"] = action.dst if isinstance(action, Move) else "nowhere"
+            return self._commit(action, at, st.stable_frame, inferred=True,
+                                evidence=evidence)
+        return False
+
+    def _last_touched(self, place: str) -> float:
+        """When the engine's last record moved a card onto or off ``place`` (the deal:
+        0)."""
+        for rec in reversed(self.records):
+            a = rec.action
+            if place in (getattr(a, "src", None), getattr(a, "dst", None)):
+                return float(rec.t_ms)
+        return 0.0
+
+    def _emptied_to(self, seat: int, name: str, exp: tuple[str, ...], t: int
+                    ) -> Move | None:
+        """Where the cards of an emptied column show now and the engine does not have
+        them: another of the seat's columns whose top is the column's top card (the longest
+        run that may lie on it legally), or a lake pile whose top is the column's one card.
+        A legal move there, or None."""
+        table = self.table
+        assert table is not None
+        for other in sorted(self.states):
+            st = self.states[other]
+            if other == name or not st.stable or st.stable[-1] != exp[-1]:
+                continue
+            if other.startswith(f"seat{seat}:river"):
+                col = table.pile(other)
+                if col and col[-1].code == exp[-1]:
+                    continue
+                for k in range(len(exp)):
+                    move = Move(seat, exp[k], name, other, len(exp) - k)
+                    if table.is_legal(move, t) is True:
+                        return move
+            elif other.startswith("lake:") and len(exp) == 1:
+                j = self.lake_map.get(other)
+                if j is None or j >= len(table.lake):
+                    continue
+                move = Move(seat, exp[0], name, f"lake:{j}")
+                if table.is_legal(move, t) is True:
+                    return move
+        return None
 
     def _urgent_tops(self) -> set[tuple[str, str]]:
         """Nertz tops that left unseen (the pile shows another card now) while the card

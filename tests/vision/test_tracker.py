@@ -2883,3 +2883,63 @@ def test_a_deal_with_one_code_read_on_two_columns_takes_the_readers_next_read():
     assert tr.seen_deal[1]["river"] == RIVER[1]
     # waiting for a read that differs: no deal while the misread lasts
     assert not _deal_with_one_code_on_two_columns(None).dealt
+
+
+def _column_emptied_unseen(wait_ms: float | None, refill: bool = True) -> Tracker:
+    """Seat 0's 7H column is seen empty (where the 7H went, nobody saw); then, when
+    ``refill``, its nertz KC fills the empty column."""
+    tr = Tracker(HouseRules(), 2)
+    tr.EMPTIED_COLUMN_MS = wait_ms
+    steps = [(_table({0: "KC", 1: "4H"}), 10),
+             (_table({0: "KC", 1: "4H"}, {"seat0:river3": []}), 20)]
+    if refill:
+        steps.append((_table({0: "4D", 1: "4H"}, {"seat0:river3": ["KC"]}), 30))
+
+    def shown_empty(obs: Observation) -> None:
+        if "seat0:river3" not in obs.places:
+            obs.places["seat0:river3"] = PlaceView("seat0:river3", [])
+
+    _feed_steps(tr, steps, adjust=shown_empty)
+    return tr
+
+
+def test_a_column_seen_empty_then_filled_lost_its_old_cards_unseen():
+    tr = _column_emptied_unseen(3000.0)
+    events = [e for e in tr.log() if e["type"] in ("move", "unseen")]
+    assert [(e["type"], e["card"], e["from"]) for e in events] == [
+        ("unseen", "7H", "seat0:river3"), ("move", "KC", "seat0:nertz")]
+    assert events[0]["t_ms"] < events[1]["t_ms"]  # (timed when it showed empty)
+    assert tr.nertz_counts() == [12, 13] and not tr.flags()
+    assert [c.code for c in tr.table.layouts[0].river[3]] == ["KC"]
+    # without it, the 7H the engine keeps there blocks the column: the KC never lands
+    tr = _column_emptied_unseen(None)
+    assert _moves(tr.log()) == [] and tr.nertz_counts() == [13, 13]
+    # a column that only shows empty, with its card seen nowhere, waits: nothing is lost
+    tr = _column_emptied_unseen(3000.0, refill=False)
+    assert not [e for e in tr.log() if e["type"] == "unseen"]
+
+
+def _run_moved_onto_a_misread_column(wait_ms: float | None) -> Tracker:
+    """Seat 0's QD column moves onto its KS column, which is read with two stray codes
+    under the QD; the emptied column shows empty in plain view."""
+    tr = Tracker(HouseRules(), 2)
+    tr.EMPTIED_COLUMN_MS = wait_ms
+
+    def shown_empty(obs: Observation) -> None:
+        if obs.frame >= 10:
+            obs.places["seat0:river1"] = PlaceView("seat0:river1", [])
+
+    _feed_steps(tr, [(_table({0: "5C", 1: "4H"}), 10),
+                     (_table({0: "5C", 1: "4H"}, {"seat0:river1": [],
+                                                  "seat0:river0": ["KS", "9D", "2C", "QD"]}),
+                      50)], adjust=shown_empty)
+    return tr
+
+
+def test_the_cards_of_an_emptied_column_went_where_they_show_on_top():
+    tr = _run_moved_onto_a_misread_column(3000.0)
+    assert _moves(tr.log()) == [(0, "QD", "seat0:river1", "seat0:river0")]
+    assert [c.code for c in tr.table.layouts[0].river[0]] == ["KS", "QD"]
+    assert not tr.flags()
+    tr = _run_moved_onto_a_misread_column(None)
+    assert _moves(tr.log()) == [] and [c.code for c in tr.table.layouts[0].river[1]] == ["QD"]
