@@ -1413,8 +1413,11 @@ class Tracker:
                     evidence["arm_of"] = f"seat{mover}"
                 action = Move(mover, code, src, dst, n, under=under)
             if hides_top:
-                if table.is_legal(action) is not True:
+                if table.is_legal(action) is not True and not (
+                        isinstance(action, Move) and self._recode_flagged_top(action)):
                     continue  # only a legal placement may hide the card under it
+                table = self.table
+                assert table is not None
                 evidence["hidden_under"] = exp[-1]
             if misread_under and table.is_legal(action) is not True:
                 continue
@@ -2134,6 +2137,68 @@ class Tracker:
         self.records, self.table = records, fresh
         self.revision += 1
         return True
+
+    #: a column's top card whose move there was flagged for breaking the column's order,
+    #: covered by a card that builds on the card under it with one card between, was
+    #: misread: it is that card (see :meth:`_recode_flagged_top`). False: off
+    RECODE_FLAGGED_TOP = True
+
+    def _recode_flagged_top(self, move: Move) -> bool:
+        """``move`` lays a card on a column whose top card came by a move of the same seat
+        from its waste or nertz pile flagged for the column's colour or rank, and the card
+        would build on the card under that top with one card between (a 7S on 9S over a
+        "10C"): the top was misread, and is renamed in the history to the card between
+        (exchanged with it among the seat's hidden cards, one never named) when the
+        history still replays with no new rule broken and ``move`` is then legal."""
+        table = self.table
+        if not self.RECODE_FLAGGED_TOP or table is None or move.card not in ALL_CODES:
+            return False
+        col = table.pile(move.dst)
+        if len(col) < 2 or col[-2].code not in ALL_CODES:
+            return False
+        r = next((i for i in range(len(self.records) - 1, -1, -1)
+                  if isinstance(self.records[i].action, Move)
+                  and self.records[i].action.dst == move.dst), None)  # type: ignore[union-attr]
+        if r is None:
+            return False
+        rec = self.records[r]
+        top = rec.action
+        assert isinstance(top, Move)
+        owner = self._owner(top)
+        if top.card != col[-1].code or top.n != 1 or owner != move.seat or \
+                self._kind(top.src) not in ("waste", "nertz") or \
+                not any(f.rule in ("river_colour", "river_rank") for f in rec.flags):
+            return False
+        card, under = Card.parse(move.card), col[-2]
+        options = [Card(card.rank + 1, s).code for s in "CDHS"
+                   if card.rank < 13 and Card(card.rank + 1, s).is_red != card.is_red]
+        # (one the reader gave as an alternative to the top's read first)
+        reads = [a for a, _p in rec.evidence.get("reads", ())]
+        options.sort(key=lambda c: reads.index(c) if c in reads else len(reads))
+        saved = self._saved_deal()
+        for new in options:
+            if not _builds_down(new, under.code) or (owner, new) in self.named:
+                continue
+            deal = self._deal_lists[owner]
+            spots = [(lst, i) for lst in (deal["nertz"], deal["stock"])
+                     for i, c in enumerate(lst) if c in (top.card, new)]
+            if len(spots) != 2:
+                continue
+            (la, ia), (lb, ib) = spots
+            la[ia], lb[ib] = lb[ib], la[ia]
+            records = list(self.records)
+            records[r] = replace(rec, action=replace(top, card=new),
+                                 evidence={**rec.evidence, "recoded_from": top.card})
+            before = [x.flags for x in self.records]
+            before[r] = []  # (the renamed move breaks nothing now)
+            if self._rewrite_history(records, before, then=move):
+                self._forget_unless_named(owner, top.card)
+                self.named.add((owner, new))
+                self.known.add((owner, new))
+                return True
+            self._deal_lists = saved
+            saved = self._saved_deal()
+        return False
 
     #: when a card seen leaving its place lands one rank above a lake pile of the other
     #: suit of its colour, and each of the pile's cards was read with that suit as the

@@ -2943,3 +2943,32 @@ def test_the_cards_of_an_emptied_column_went_where_they_show_on_top():
     assert not tr.flags()
     tr = _run_moved_onto_a_misread_column(None)
     assert _moves(tr.log()) == [] and [c.code for c in tr.table.layouts[0].river[1]] == ["QD"]
+
+
+def _misread_top_covered(on: bool) -> Tracker:
+    """Seat 0 draws an 8D read as 10C and lays it on its 9C column (flagged: 10C on 9C),
+    then lays the 7S of another column on it, hiding its index."""
+    tr = Tracker(HouseRules(), 2)
+    tr.RECODE_FLAGGED_TOP = on
+    seven = {"seat0:river3": ["7S"]}
+    _feed_steps(tr, [(_table({0: "5C", 1: "4H"}, {**seven, "seat0:waste": ["10C"]}), 10),
+                     (_table({0: "5C", 1: "4H"}, {**seven, "seat0:waste": ["2D"],
+                                                  "seat0:river2": ["9C", "10C"]}), 20),
+                     (_table({0: "5C", 1: "4H"}, {"seat0:waste": ["2D"], "seat0:river3": [],
+                                                  "seat0:river2": ["9C", "7S"]}), 30)])
+    tr.finish()
+    return tr
+
+
+def test_a_flagged_column_top_that_a_legal_card_covers_was_misread():
+    tr = _misread_top_covered(True)
+    moves = _moves(tr.log())
+    assert moves[1] == (0, "7S", "seat0:river3", "seat0:river2")
+    # the "10C" was a red 8 (both are hidden: either fits), and nothing is flagged
+    assert moves[0][1] in ("8D", "8H") and moves[0][2:] == ("seat0:waste", "seat0:river2")
+    assert not tr.flags()
+    assert [c.code for c in tr.table.layouts[0].river[2]] == ["9C", moves[0][1], "7S"]
+    # without it, the 10C's flag stands and the 7S never lands
+    tr = _misread_top_covered(False)
+    assert _moves(tr.log()) == [(0, "10C", "seat0:waste", "seat0:river2")]
+    assert [(f["card"], f["rule"]) for f in tr.flags()] == [("10C", "river_colour")]
