@@ -914,20 +914,19 @@ class Tracker:
             exp = self._expected(name)
             if not exp:
                 continue
-            touched = self._last_touched(name)
             if st.stable:
                 # refilled since it showed empty, with none of the engine's cards there: they
                 # left, and the new cards cannot be explained while they stay
-                if st.empty_t <= touched or st.refilled_t < st.empty_t or \
-                        set(st.stable) & set(exp) or \
+                if st.refilled_t < st.empty_t or set(st.stable) & set(exp) or \
                         not final and self.t_ms - st.refilled_t < self.wait_ms:
                     continue
                 since = st.empty_t
-            elif st.stable_t <= touched or \
-                    not final and self.t_ms - st.stable_t < self.EMPTIED_COLUMN_MS:
+            elif not final and self.t_ms - st.stable_t < self.EMPTIED_COLUMN_MS:
                 continue
             else:
                 since = st.stable_t
+            if since <= self._last_touched(name):
+                continue  # (seen empty before the engine's cards came there)
             seat = Place.parse(name).seat
             assert seat is not None
             at = max(int(since), self.table.now)
@@ -2175,29 +2174,16 @@ class Tracker:
         # (one the reader gave as an alternative to the top's read first)
         reads = [a for a, _p in rec.evidence.get("reads", ())]
         options.sort(key=lambda c: reads.index(c) if c in reads else len(reads))
-        saved = self._saved_deal()
         for new in options:
             if not _builds_down(new, under.code) or (owner, new) in self.named:
                 continue
-            deal = self._deal_lists[owner]
-            spots = [(lst, i) for lst in (deal["nertz"], deal["stock"])
-                     for i, c in enumerate(lst) if c in (top.card, new)]
-            if len(spots) != 2:
-                continue
-            (la, ia), (lb, ib) = spots
-            la[ia], lb[ib] = lb[ib], la[ia]
             records = list(self.records)
             records[r] = replace(rec, action=replace(top, card=new),
                                  evidence={**rec.evidence, "recoded_from": top.card})
             before = [x.flags for x in self.records]
             before[r] = []  # (the renamed move breaks nothing now)
-            if self._rewrite_history(records, before, then=move):
-                self._forget_unless_named(owner, top.card)
-                self.named.add((owner, new))
-                self.known.add((owner, new))
+            if self._rename_hidden([(owner, top.card, new)], records, before, move):
                 return True
-            self._deal_lists = saved
-            saved = self._saved_deal()
         return False
 
     #: when a card seen leaving its place lands one rank above a lake pile of the other
@@ -2244,6 +2230,14 @@ class Tracker:
             swaps.append((owner, old, new))
             records[i] = replace(records[i], action=replace(action, card=new),
                                  evidence={**records[i].evidence, "recoded_from": old})
+        return self._rename_hidden(swaps, records, [r.flags for r in self.records], move)
+
+    def _rename_hidden(self, swaps: list[tuple[int, str, str]], records: list[_Record],
+                       before: list[list[Flag]], then: Action) -> bool:
+        """Exchange each ``(seat, old, new)`` in the deal hypothesis (both among the
+        seat's nertz and stock cards) and make ``records`` the history
+        (:meth:`_rewrite_history`, ``then`` legal after); ``new`` is then named. Nothing
+        changes when refused."""
         saved = self._saved_deal()
         for owner, old, new in swaps:
             deal = self._deal_lists[owner]
@@ -2254,7 +2248,7 @@ class Tracker:
                 return False
             (la, ia), (lb, ib) = spots
             la[ia], lb[ib] = lb[ib], la[ia]
-        if not self._rewrite_history(records, [r.flags for r in self.records], then=move):
+        if not self._rewrite_history(records, before, then=then):
             self._deal_lists = saved
             return False
         for owner, old, new in swaps:
