@@ -127,6 +127,9 @@ class TableModel:
         self.patches = MarkerPatches()
         self.marker_recheck = max(self.marker_every, marker_recheck)
         self._markers_at = 0  # the frame of the last marker calibration
+        #: the markers found at the last look for them (None: not looked yet); a marker
+        #: not found is covered (a stock laid on it): reads there are cards
+        self.markers_in_view: set[int] | None = None
         #: frames judged still by the marker patches, camera-watch checks, marker looks
         self.looks = {"still": 0, "watch": 0, "markers": 0}
         self.camera = "ok"
@@ -215,6 +218,7 @@ class TableModel:
                 i: self.plane.to_px(markers.corners_mm(i)) for i in markers.ids}
             found = detect_markers(image, markers.ids, expected)
             self.looks["markers"] += 1
+            self.markers_in_view = set(found)
             try:
                 plane = fit_markers(found, markers, (w, h), kappa=0.0 if self.plane is None
                                     else self.plane.kappa)
@@ -325,12 +329,19 @@ class TableModel:
     ON_MARKER = 0.75
 
     def _off_markers(self, mapped: list[_Mapped]) -> list[_Mapped]:
-        """``mapped`` without the reads that lie on a marker (:attr:`ON_MARKER`)."""
+        """``mapped`` without the reads that lie on a marker in view (:attr:`ON_MARKER`;
+        a marker the last look did not find is covered, by a stock laid on it say, and the
+        read there is that card)."""
         markers = self.profile.markers
         if markers is None or not markers.centres_mm or not mapped:
             return mapped
+        seen = self.markers_in_view
+        spots = [c for i, c in zip(markers.ids, markers.centres_mm, strict=True)
+                 if seen is None or i in seen]
+        if not spots:
+            return mapped
         centres = np.array([m.centre[:2] for m in mapped], np.float64)  # (N, 2)
-        near = np.abs(centres[:, None] - np.asarray(markers.centres_mm, np.float64)[None])
+        near = np.abs(centres[:, None] - np.asarray(spots, np.float64)[None])
         on = (near.max(axis=2) <= self.ON_MARKER * markers.code_mm).any(axis=1)
         return [m for m, o in zip(mapped, on, strict=True) if not o]
 

@@ -494,3 +494,33 @@ def test_a_read_on_a_marker_is_no_card(video):
     obs = model.observe(frames[2], on_marker, 2, 200.0)
     seen = [c.box for v in obs.places.values() for c in v.cards] + [c.box for c in obs.loose]
     assert any(np.allclose(b, box, atol=0.01) for b in seen)
+
+
+def test_a_card_laid_over_a_marker_is_a_card(video):
+    """A marker the last look did not find is covered (a stock laid on it): the read there
+    is that card, not the marker; once the marker shows again its reads are dropped again."""
+    header, labels, frames = video
+    model = TableModel(_profile(header))
+    dets, _truth = label_detections(labels[0]["cards"])
+    model.observe(frames[0], dets, 0, 0.0)
+    layout = model.profile.markers
+    assert layout is not None and model.markers_in_view == set(layout.ids)
+    quad = model.plane.to_px(layout.corners_mm(layout.ids[0]))
+    centre = quad.mean(axis=0)
+    half = 1.6 * np.abs(quad - centre).max(axis=0)  # a card over the whole marker
+    box = np.concatenate([centre - half, centre + half])
+    covered = frames[0].copy()
+    x1, y1, x2, y2 = (int(round(v)) for v in box)
+    covered[y1:y2, x1:x2] = (60, 40, 160)  # a plain red back
+    over = Detections.create(np.vstack([dets.xyxy, [box]]).astype(np.float32),
+                             code=[*dets.code, "back"])
+    for k in range(1, 8):
+        obs = model.observe(covered, over, k, 100.0 * k)
+    assert layout.ids[0] not in model.markers_in_view
+    seen = [c.box for v in obs.places.values() for c in v.cards] + [c.box for c in obs.loose]
+    assert any(np.allclose(b, box, atol=0.01) for b in seen)
+    for k in range(8, 16):  # the card taken away: the marker in view again
+        obs = model.observe(frames[0], over, k, 100.0 * k)
+    assert layout.ids[0] in model.markers_in_view
+    seen = [c.box for v in obs.places.values() for c in v.cards] + [c.box for c in obs.loose]
+    assert not any(np.allclose(b, box, atol=0.01) for b in seen)
