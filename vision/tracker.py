@@ -817,8 +817,39 @@ class Tracker:
                 legal = table.is_legal(Move(seat, code, str(where), place))
             except (ValueError, ImpossibleAction):
                 legal = False
+            if not legal and exp and self.EMPTIED_COLUMN_FITS and self._seen_bare(place):
+                legal = self._may_fill(seat, code, where)
             return 1.0 if legal else self.UNLIKELY
         return self.UNLIKELY
+
+    #: a column last seen empty in plain view while the engine still holds cards there
+    #: (they left unseen): a card that may start an empty column fits it (real path,
+    #: round 14: seat 2's 4D laid on its emptied column was held back as doubtful against
+    #: the 2D the engine still had there, and its nertz pile lost it as unseen)
+    EMPTIED_COLUMN_FITS = True
+
+    def _seen_bare(self, place: str) -> bool:
+        """The column was committed empty after the engine's last card came there, and
+        shows none of the engine's cards since."""
+        st = self.states.get(place)
+        if st is None or st.stable is None or st.empty_t < 0:
+            return False
+        return not set(st.stable) & set(self._expected(place)) and \
+            st.empty_t > self._last_touched(place)
+
+    def _may_fill(self, seat: int, code: str, where: Place) -> bool:
+        """Whether ``code``, lying at ``where`` in the seat's layout, may start an empty
+        column: the top of its nertz pile or waste, or a column's card (with those on it)."""
+        table = self.table
+        assert table is not None
+        layout = table.layouts[seat]
+        if where.kind == "nertz":
+            return bool(layout.nertz) and layout.nertz[-1].code == code
+        if self.rules.empty_column_fill == "nertz_first" and layout.nertz:
+            return False
+        if where.kind == "waste":
+            return bool(layout.waste) and layout.waste[-1].code == code
+        return where.kind == "river"
 
     # --- what the engine says the camera should see ------------------------------------
     def _expected(self, place: str) -> tuple[str, ...]:

@@ -2972,3 +2972,38 @@ def test_a_flagged_column_top_that_a_legal_card_covers_was_misread():
     tr = _misread_top_covered(False)
     assert _moves(tr.log()) == [(0, "10C", "seat0:waste", "seat0:river2")]
     assert [(f["card"], f["rule"]) for f in tr.flags()] == [("10C", "river_colour")]
+
+
+def _unsure_card_on_emptied_column(on: bool) -> Tracker:
+    """Seat 0's 7H column is seen empty (where the 7H went, nobody saw); then its nertz KC
+    is laid there, read unsure (KH the reader's other likely read), for 3 s, a hand
+    passing over it once."""
+    tr = Tracker(HouseRules(), 2)
+    tr.EMPTIED_COLUMN_FITS = on
+
+    def unsure(obs: Observation) -> None:
+        if "seat0:river3" not in obs.places:
+            obs.places["seat0:river3"] = PlaceView("seat0:river3", [])
+        view = obs.places["seat0:river3"]
+        if view.codes == ["KC"]:
+            view.cards = [SeenCard("KC", BOX, 0.8, alternatives=(("KH", 0.14),))]
+            view.covered = 1.0 if obs.frame == 45 else 0.0
+
+    _feed_steps(tr, [(_table({0: "KC", 1: "4H"}), 10),
+                     (_table({0: "KC", 1: "4H"}, {"seat0:river3": []}), 20),
+                     (_table({0: "4D", 1: "4H"}, {"seat0:river3": ["KC"]}), 30)],
+                adjust=unsure)
+    return tr
+
+
+def test_an_unsure_card_on_a_column_seen_empty_fits_it():
+    tr = _unsure_card_on_emptied_column(True)
+    assert _moves(tr.log()) == [(0, "KC", "seat0:nertz", "seat0:river3")]
+    move = next(e for e in tr.log() if e["type"] == "move")
+    assert 3000 <= move["t_ms"] <= 3300  # (when it landed)
+    assert [e["card"] for e in tr.log() if e["type"] == "unseen"] == ["7H"]
+    assert tr.nertz_counts() == [12, 13] and not tr.flags()
+    # without it, the unsure KC fits nothing (the engine still has the 7H there): it is
+    # held back as doubtful, and the nertz pile's KC has gone nowhere yet
+    tr = _unsure_card_on_emptied_column(False)
+    assert _moves(tr.log()) == [] and tr.nertz_counts() == [13, 13]
