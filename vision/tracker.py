@@ -741,6 +741,11 @@ class Tracker:
     #: seen as one
     SPLIT_UNSOURCED_RUN = True
 
+    #: a run of new cards on a column that no place held whole, built down in order on
+    #: the engine's top, is taken one card at a time (each from the seat's hidden cards:
+    #: plays missed one by one while the column's fan was misread)
+    SPLIT_BUILT_RUN = True
+
     def _rest_on_column(self, seat: int | None, rest: tuple[str, ...], dest: str) -> bool:
         """Whether ``rest`` is the tail of one of ``seat``'s columns other than ``dest``
         in the engine's table."""
@@ -1319,7 +1324,9 @@ class Tracker:
                     misread_under or self.SPLIT_UNSOURCED_RUN
                     and (not exp or _builds_down(run[0], exp[-1]))
                     and _builds_down(run[1], run[0])
-                    and self._rest_on_column(Place.parse(dest).seat, run[1:], dest)):
+                    and (self._rest_on_column(Place.parse(dest).seat, run[1:], dest)
+                         or self.SPLIT_BUILT_RUN and exp and all(
+                             _builds_down(b, a) for a, b in itertools.pairwise(run)))):
                 run = run[:1]  # (its first card may come from a waste the engine has
                 # out of step: one card at a time, as from the waste pool below)
             if kind in ("lake", "river"):

@@ -3007,3 +3007,29 @@ def test_an_unsure_card_on_a_column_seen_empty_fits_it():
     # held back as doubtful, and the nertz pile's KC has gone nowhere yet
     tr = _unsure_card_on_emptied_column(False)
     assert _moves(tr.log()) == [] and tr.nertz_counts() == [13, 13]
+
+
+def _two_waste_cards_onto_one_column(on: bool) -> Tracker:
+    """Seat 0's waste shows an 8D, then a 7S, then a 2C: under its hand both went onto
+    its 9C column, which the camera sees as 9C 8D 7S at once."""
+    tr = Tracker(HouseRules(), 2)
+    tr.SPLIT_BUILT_RUN = on
+    nertz = {0: "QH", 1: "4H"}
+    _feed(tr, [_table(nertz, {"seat0:waste": ["8D"]}),
+               _table(nertz, {"seat0:waste": ["7S"]}),
+               _table(nertz, {"seat0:waste": ["2C"], "seat0:river2": ["9C", "8D", "7S"]})],
+          repeat=10)
+    tr.finish()
+    return tr
+
+
+def test_a_built_run_no_place_held_is_taken_one_card_at_a_time():
+    tr = _two_waste_cards_onto_one_column(True)
+    assert _moves(tr.log()) == [(0, "8D", "seat0:waste", "seat0:river2"),
+                                (0, "7S", "seat0:waste", "seat0:river2")]
+    assert not tr.flags()
+    assert [c.code for c in tr.table.layouts[0].river[2]] == ["9C", "8D", "7S"]
+    # without it, the run has no source and the column stays as it was
+    tr = _two_waste_cards_onto_one_column(False)
+    assert _moves(tr.log()) == []
+    assert [c.code for c in tr.table.layouts[0].river[2]] == ["9C"]
