@@ -1421,6 +1421,9 @@ class Tracker:
                 if put is not None and landed < put and \
                         self.seen_at.get((dest, code), -1.0) < put:
                     continue  # the layout's view from before the card left: no take-back
+            if is_retract and self.RETRACT_COUNTED_SEEN_GONE and src.startswith("lake:") and \
+                    not self._counted_card_left(src, code, score):
+                continue
             if is_retract or (self._kind(src) == "river" and kind in ("nertz", "waste")):
                 owner = seat
                 if not is_retract:
@@ -1496,6 +1499,30 @@ class Tracker:
                     source.stable = None
                 return True
         return False
+
+    #: a card that counts on its lake pile (laid there legally) is taken back only when
+    #: the pile was seen without it: not while the pile is out of view, and not when the
+    #: pile shows the next card of its suit on it (real path, round 14: a read of AS on
+    #: seat 3's waste took back its AS from the spade pile, under the 2S laid on it; the
+    #: pile's ace then went to seat 2, whose own nertz AS was refused 30 s later)
+    RETRACT_COUNTED_SEEN_GONE = True
+
+    def _counted_card_left(self, src: str, code: str, score: int) -> bool:
+        """See :attr:`RETRACT_COUNTED_SEEN_GONE`: whether lake pile ``src`` (an engine
+        place) was seen without its top ``code``, or that card does not count there."""
+        table = self.table
+        assert table is not None
+        pls = table.lake[int(src.split(":")[1])].placements
+        if not pls or pls[-1].card.code != code or not pls[-1].counts:
+            return True
+        if score < 3:
+            return False
+        st = self.states.get(self._obs_place_of(src))
+        top = st.stable[-1] if st is not None and st.stable else None
+        if top is None or top not in ALL_CODES or code not in ALL_CODES:
+            return True
+        c, t = Card.parse(code), Card.parse(top)
+        return not (t.suit == c.suit and t.rank == c.rank + 1)
 
     #: a misplaced card lying on a lake pile (under a later card, its leaving unseen),
     #: glimpsed on one of its seat's columns since and gone from it again, when an

@@ -3033,3 +3033,30 @@ def test_a_built_run_no_place_held_is_taken_one_card_at_a_time():
     tr = _two_waste_cards_onto_one_column(False)
     assert _moves(tr.log()) == []
     assert [c.code for c in tr.table.layouts[0].river[2]] == ["9C"]
+
+
+def _counted_ace_read_on_the_waste(on: bool) -> Tracker:
+    """Seat 0 plays its nertz AS to a new pile; a hand covers the pile while seat 0's waste
+    shows a card read AS (a misread: the AS lies on the pile), then the pile shows a 2S
+    laid on it."""
+    tr = Tracker(HouseRules(), 2)
+    tr.RETRACT_COUNTED_SEEN_GONE = on
+    waste_as = {"seat0:waste": ["AS"]}
+    _feed(tr, [_table({0: "AS", 1: "5D"}), _table({0: "8H", 1: "5D"}, {"lake:0": ["AS"]}),
+               _table({0: "8H", 1: "5D"}, {"lake:0": ["AS"], **waste_as}),
+               _table({0: "8H", 1: "5D"}, {"lake:0": ["2S"], **waste_as})],
+          repeat=30, covered=[None, None, {"lake:0": 1.0}, None])
+    tr.finish()
+    return tr
+
+
+def test_a_counted_card_is_taken_back_only_when_its_pile_shows_it_gone():
+    tr = _counted_ace_read_on_the_waste(True)
+    assert _moves(tr.log()) == [(0, "AS", "seat0:nertz", "lake:0")]
+    assert not [e for e in tr.log() if e["type"] == "retract"] and not tr.flags()
+    assert _pile(tr) == [(0, "AS", True)]
+    # without it, the AS is taken back to the waste under the hand, and flagged for it
+    tr = _counted_ace_read_on_the_waste(False)
+    assert [(e["card"], e["from"], e["to"]) for e in tr.log() if e["type"] == "retract"] \
+        == [("AS", "lake:0", "seat0:waste")]
+    assert [f["rule"] for f in tr.flags()] == ["retract_legal_card"]
