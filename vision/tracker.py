@@ -1518,11 +1518,7 @@ class Tracker:
         if score < 3:
             return False
         st = self.states.get(self._obs_place_of(src))
-        top = st.stable[-1] if st is not None and st.stable else None
-        if top is None or top not in ALL_CODES or code not in ALL_CODES:
-            return True
-        c, t = Card.parse(code), Card.parse(top)
-        return not (t.suit == c.suit and t.rank == c.rank + 1)
+        return not (st is not None and st.stable and _builds_up(st.stable[-1], code))
 
     #: a misplaced card lying on a lake pile (under a later card, its leaving unseen),
     #: glimpsed on one of its seat's columns since and gone from it again, when an
@@ -1573,16 +1569,12 @@ class Tracker:
         if prev is None or cur != st.stable[-1] or prev == cur or prev in exp or \
                 prev not in ALL_CODES or cur not in ALL_CODES:
             return None
-        below, above = Card.parse(prev), Card.parse(cur)
-        if above.suit != below.suit or above.rank != below.rank + 1:
+        if not _builds_up(cur, prev):
             return None
         if exp:
-            if exp[-1] not in ALL_CODES:
+            if not _builds_up(prev, exp[-1]):
                 return None
-            base = Card.parse(exp[-1])
-            if base.suit != below.suit or base.rank + 1 != below.rank:
-                return None
-        elif below.rank != 1:
+        elif Card.parse(prev).rank != 1:
             return None
         return prev, st.settled.get(prev, prev_t)  # (timed as any arrival: first shown)
 
@@ -4054,6 +4046,15 @@ def _builds_down(card: str, base: str) -> bool:
         return False
     c, b = Card.parse(card), Card.parse(base)
     return c.is_red != b.is_red and c.rank == b.rank - 1
+
+
+def _builds_up(card: str, base: str) -> bool:
+    """Whether ``card`` may lie on ``base`` on a lake pile: the same suit, one rank higher
+    (codes only; jokers and unknown codes do not)."""
+    if card not in ALL_CODES or base not in ALL_CODES:
+        return False
+    c, b = Card.parse(card), Card.parse(base)
+    return c.suit == b.suit and c.rank == b.rank + 1
 
 
 #: the other suit of each suit's colour
