@@ -13,7 +13,9 @@ class Move:
     """Move ``n`` cards (``card`` is the deepest of them) from ``src`` to ``dst``.
 
     ``under`` slides the card under a river column (``slide_under``); ``declared`` is the
-    card a joker stands for when it goes to the lake (``jokers``).
+    card a joker stands for when it goes to the lake (``jokers``). ``lost``: the card had
+    left ``src`` earlier for a place nobody saw (:class:`Unseen`) and shows again now; it
+    comes from the seat's lost cards, not from the top of ``src`` (a referee's record).
     """
 
     seat: int
@@ -23,11 +25,14 @@ class Move:
     n: int = 1
     under: bool = False
     declared: str | None = None
+    lost: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "card", Card.parse(self.card).code)
         object.__setattr__(self, "src", str(Place.parse(self.src)))
         object.__setattr__(self, "dst", str(Place.parse(self.dst)))
+        if self.lost and (self.n != 1 or self.under):
+            raise ValueError("a lost card comes back one card at a time, not slid under")
         if self.declared is not None:
             object.__setattr__(self, "declared", Card.parse(self.declared).code)
         _check_seat(self.seat)
@@ -44,7 +49,8 @@ class Move:
 
     def __str__(self) -> str:
         run = f" (run of {self.n})" if self.n > 1 else ""
-        return f"seat{self.seat} {self.card}{run} {self.src} -> {self.dst}"
+        lost = " (lost from there unseen before)" if self.lost else ""
+        return f"seat{self.seat} {self.card}{run} {self.src} -> {self.dst}{lost}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +106,9 @@ class Retract:
 class Unseen:
     """A card left the top of one of a seat's places for a place nobody saw: a referee's
     record, not a play (the camera saw the pile empty, not where its cards went). The card
-    leaves the layout and scores nowhere: not in the lake, no longer in the nertz pile."""
+    leaves the layout and scores nowhere: not in the lake, no longer in the nertz pile. It
+    joins the seat's lost cards, from which a later ``Move(..., lost=True)`` may bring it
+    back when it shows again."""
 
     seat: int
     card: str
@@ -188,6 +196,8 @@ def action_to_event(action: Action, t_ms: int) -> dict[str, Any]:
                 event["under"] = True
             if action.declared:
                 event["declared"] = action.declared
+            if action.lost:
+                event["lost"] = True
             return event
         case Retract():
             return {"type": "retract", "t_ms": t_ms, "seat": action.seat, "card": action.card,
@@ -224,7 +234,7 @@ def action_from_event(event: dict[str, Any]) -> Action:
             case "move":
                 return Move(event["seat"], event["card"], event["from"], event["to"],
                             event.get("n", 1), bool(event.get("under", False)),
-                            event.get("declared"))
+                            event.get("declared"), bool(event.get("lost", False)))
             case "retract":
                 return Retract(event["seat"], event["card"], event["from"], event["to"])
             case "draw":

@@ -144,6 +144,9 @@ class Layout:
     stock: list[Card]
     waste: list[Card] = field(default_factory=list)
     recycles: int = 0
+    #: cards that left the layout for a place nobody saw (:class:`~rules.moves.Unseen`),
+    #: oldest first: still the seat's, out of play until a ``Move(..., lost=True)``
+    lost: list[Card] = field(default_factory=list)
 
     def to_deal_event(self, seat: int, t_ms: int = 0) -> dict[str, Any]:
         return {"type": "deal", "t_ms": t_ms, "seat": seat,
@@ -414,18 +417,25 @@ class Table:
         return getattr(self._layout(p), p.kind)
 
     def _locate(self, move: Move) -> tuple[list[Card], int]:
-        """The source list and the index of the moved card in it."""
+        """The source list and the index of the moved card in it (a lost card: the seat's
+        lost cards)."""
         src = move.source
         pile = self._src_list(src)
+        if move.lost:
+            pile = self._layout(src).lost
         codes = [c.code for c in pile]
         if move.card not in codes:
-            raise ImpossibleAction(f"{move.card} is not in {src} ({' '.join(codes) or 'empty'})")
-        if src.kind == "stock":
+            where = f"seat{src.seat}'s lost cards" if move.lost else str(src)
+            raise ImpossibleAction(f"{move.card} is not in {where} "
+                                   f"({' '.join(codes) or 'empty'})")
+        if move.lost:
+            idx = codes.index(move.card)
+        elif src.kind == "stock":
             idx = codes.index(move.card)
         else:
             idx = len(codes) - 1 - codes[::-1].index(move.card)
-        if (src.kind == "river" and len(pile) - idx != move.n) or (
-                move.n > 1 and src.kind != "river"):
+        if not move.lost and ((src.kind == "river" and len(pile) - idx != move.n) or (
+                move.n > 1 and src.kind != "river")):
             raise ImpossibleAction(
                 f"{move.card} does not start a run of {move.n} card(s) at {src}")
         dst = move.target
@@ -439,7 +449,7 @@ class Table:
             self._column(dst)
         else:
             self._layout(dst)
-        if dst == src:
+        if dst == src and not move.lost:
             raise ImpossibleAction(f"{move.card} moves from {src} onto itself")
         return pile, idx
 
@@ -449,11 +459,11 @@ class Table:
         card = pile[idx]
         if src.seat != move.seat:
             return Illegal("not_your_card", f"{move.card} is in seat{src.seat}'s layout")
-        if src.kind == "stock":
+        if src.kind == "stock" and not move.lost:
             return Illegal("not_playable", "cards are played from the waste, not the stock")
-        if src.kind in ("nertz", "waste") and idx != len(pile) - 1:
+        if src.kind in ("nertz", "waste") and idx != len(pile) - 1 and not move.lost:
             return Illegal("not_playable", f"{move.card} is not the top of {src}")
-        run = pile[idx:]
+        run = pile[idx:idx + 1] if move.lost else pile[idx:]
         if not is_run(run):
             return Illegal("run_not_ordered", f"the run from {move.card} is not in order")
         if dst.is_lake:
@@ -606,7 +616,8 @@ class Table:
     def _save(self, action: Action) -> Any:
         lists: list[list[Any]] = [self.lake]
         for layout in self.layouts:
-            lists.extend((layout.nertz, layout.stock, layout.waste, *layout.river))
+            lists.extend((layout.nertz, layout.stock, layout.waste, layout.lost,
+                          *layout.river))
         for f in self.lake:
             lists.append(f.placements)
         scalars = (self.now, self.ended_at, self.end_reason, self.caller, self.turn,
@@ -648,10 +659,11 @@ class Table:
         match action:
             case Move():
                 pile, idx = self._locate(action)
-                run = pile[idx:]
-                del pile[idx:]
+                run = pile[idx:idx + 1] if action.lost else pile[idx:]
+                del pile[idx:idx + len(run)]
                 src, dst = action.source, action.target
-                if src.kind == "nertz" and not pile and src.seat not in self.nertz_emptied_at:
+                if src.kind == "nertz" and not pile and src.seat not in self.nertz_emptied_at \
+                        and not action.lost:
                     self.nertz_emptied_at[src.seat] = t
                 if dst.is_lake:
                     if dst.index == len(self.lake):
@@ -740,6 +752,7 @@ class Table:
             case Unseen():
                 pile = self._unseen_card(action)
                 card = pile.pop()
+                self.layouts[action.seat].lost.append(card)
                 self._misplaced.pop(card, None)
                 if (Place.parse(action.src).kind == "nertz" and not pile
                         and action.seat not in self.nertz_emptied_at):

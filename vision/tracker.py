@@ -920,7 +920,7 @@ class Tracker:
     def _reconcile(self, final: bool = False) -> None:
         self._pass = []
         for _ in range(64):
-            if not (self._hidden_stacks(final, self._urgent_tops())
+            if not (self._fix_dealt_columns() or self._hidden_stacks(final, self._urgent_tops())
                     or self._arrivals(final) or self._reveals() or self._stock_waste(final)
                     or self._hidden_stacks(final)
                     or any(self._taken_card_replayed(name, st)
@@ -928,6 +928,60 @@ class Tracker:
                     or self._drop_inferred_under_taken_back()
                     or self._emptied_columns(final)):
                 break
+
+    #: a run seen arriving on a column, the start of a longer run the engine has on
+    #: another column of the seat that is now seen empty, is that whole run (its top
+    #: card(s) unread in the fan; real path, round 18: seat 1's 4H 3S 2D read 4H 3S)
+    RUN_TOP_UNREAD = True
+
+    #: a river column untouched since the deal whose camera view has shown one other
+    #: card, settled, uncovered and read sure, for this long: the deal misread it (real
+    #: path, round 18: seat 1's 6D read QS on the deal frame and sure 6D from 0.4 s on; its
+    #: column was out of step with the table for 39 s). The deal hypothesis takes the
+    #: card the camera shows, and the misread code goes among the seat's hidden cards in
+    #: its place. None: off
+    DEAL_COLUMN_FIX_MS: float | None = 1500.0
+
+    def _fix_dealt_columns(self) -> bool:
+        """See :attr:`DEAL_COLUMN_FIX_MS`: rebuild the engine with one dealt column's card
+        read anew; whether one was."""
+        table = self.table
+        if self.DEAL_COLUMN_FIX_MS is None or table is None:
+            return False
+        for seat, deal in enumerate(self._deal_lists):
+            for i, col in enumerate(deal["river"]):
+                name = f"seat{seat}:river{i}"
+                st = self.states.get(name)
+                if st is None or not st.stable or len(st.stable) != 1 or len(col) != 1 or \
+                        st.covered or not st.in_view or st.stable[0] == col[0] or \
+                        self.t_ms - st.stable_t < self.DEAL_COLUMN_FIX_MS:
+                    continue
+                want, have = st.stable[0], col[0]
+                if want not in self._deck() or \
+                        1.0 - sum(p for _a, p in self.reads.get((name, want), ())) < self.SURE:
+                    continue  # (an unsure read is no evidence against the deal's)
+                if [c.code for c in table.pile(name)] != [have] or \
+                        self._last_touched(name) > 0 or (seat, have) in self.named or \
+                        (seat, want) in self.named or (seat, want) in self.known:
+                    continue  # (touched since the deal, or either card's place is known)
+                where = table.where(want, seat)
+                if where is None or where.kind not in ("nertz", "stock", "waste"):
+                    continue
+                hidden = next((lst for lst in (deal["nertz"], deal["stock"]) if want in lst),
+                              None)
+                if hidden is None:
+                    continue
+                k = hidden.index(want)
+                hidden[k], col[0] = have, want
+                fresh = self._rebuilt(self.records)
+                if fresh is None or [c.code for c in fresh.pile(name)] != [want]:
+                    hidden[k], col[0] = want, have
+                    continue
+                self.table = fresh
+                self.known.add((seat, want))
+                self.known.discard((seat, have))
+                return True
+        return False
 
     #: a river column seen empty, in plain view, while the engine still has cards there
     #: that no explanation took away: once other cards land on it (or it has shown empty
@@ -1313,6 +1367,15 @@ class Tracker:
                           and _in_order(run, self._tail(s[0], code))]
                 if len(gapped) == 1:
                     run = self._tail(gapped[0][0], code)
+            if kind == "river" and len(run) > 1 and not under and self.RUN_TOP_UNREAD and \
+                    not any(s[1] == len(run) for s in spots):
+                # a run whose top card(s) the fan's read misses, from a column now seen
+                # empty: the whole run moved (what stayed behind would show)
+                whole = [s for s in spots if not s[3] and s[1] > len(run)
+                         and self._tail(s[0], code)[:len(run)] == run
+                         and self._seen_bare(s[0])]
+                if len(whole) == 1:
+                    run = self._tail(whole[0][0], code)
             if kind == "river" and len(run) > 1 and not under and \
                     not any(s[3] or s[1] == len(run) for s in spots):
                 # two moves onto one column before it settled (a king, then a queen from
@@ -1361,7 +1424,11 @@ class Tracker:
                 # since: played before, from some seat's hidden cards (which one, the
                 # camera cannot tell)
                 pool = self._hidden_card(0, code)
-            cands = spots + pool
+            lost: list[tuple[str, int, int, bool]] = []
+            if kind in ("lake", "river") and len(run) == 1 and not under and \
+                    self.LOST_CARDS_BACK:
+                lost = self._lost_candidates(code, landed, dest)
+            cands = spots + pool + lost
             if misread:
                 # the pile's card is known to be misread as this one: only a card seen at
                 # its source, and timed by when it left there, landed on it
@@ -1371,8 +1438,8 @@ class Tracker:
                                          for c in cands])
             if not cands:
                 continue
-            ranked = sorted(cands, key=lambda s: self._rank(s, code, landed, s in pool,
-                                                            st),
+            ranked = sorted(cands, key=lambda s: self._rank_of(s, code, landed, pool, lost,
+                                                               st),
                             reverse=True)
             if len(pool) > 1 and not seen_gone and not any(
                     self.NERTZ_SHOWN_NEXT and s[0].endswith(":nertz") and
@@ -1387,7 +1454,7 @@ class Tracker:
             if self.EARLIER_WASTE_GLIMPSE and best not in pool:
                 glimpsed = self._earlier_waste_glimpse(best, pool, code, landed)
                 best = glimpsed or best
-            score = self._rank(best, code, landed, best in pool)[-1]
+            score = self._rank_of(best, code, landed, pool, lost, None)[-1]
             if best in pool and score == 2:
                 score = 3  # seen on the waste, and gone from it
             waited = self.t_ms - landed
@@ -1446,12 +1513,17 @@ class Tracker:
                         self.lake_map[dest] = j  # its inferred first card started it
                     self._orphans_under(j, code, src, t, evidence, True, commit=True,
                                         dest=dest, by=seat, late=late)
-                if n == 1:
+                if n == 1 and best not in lost:
                     src = self._via_column(seat, code, src, dest, t, evidence)
                 mover = self._mover(seat, src, code, t, dest)
                 if mover != seat:
                     evidence["arm_of"] = f"seat{mover}"
-                action = Move(mover, code, src, dst, n, under=under)
+                if best in lost:
+                    evidence["why"] = (f"{code} had left seat{seat}'s layout unseen and "
+                                       f"shows again on {dest}")
+                action = Move(mover, code, src, dst, n, under=under, lost=best in lost)
+                if best in lost and kind == "river" and table.is_legal(action) is not True:
+                    continue  # (a misread on a column is no evidence of a lost card)
             if hides_top:
                 if table.is_legal(action) is not True and not (
                         isinstance(action, Move) and self._recode_flagged_top(action)):
@@ -1499,6 +1571,64 @@ class Tracker:
                     source.stable = None
                 return True
         return False
+
+    #: a card recorded as gone unseen (:class:`~rules.moves.Unseen`: its place was seen
+    #: empty, not where it went) that lands on the lake later is its seat's, played from
+    #: the seat's lost cards (``Move(..., lost=True)``) rather than credited to an
+    #: identical card the engine only guessed at (real path, round 18: seat 1's 2D, let go
+    #: as unseen at 26.7 s, was credited at 39.9 s to seat 0's waste top, never seen)
+    LOST_CARDS_BACK = True
+    #: how lately before it landed a lost card must have shown in its seat's layout
+    LOST_SEEN_MS = 15000.0
+
+    def _lost_candidates(self, code: str, landed: float, dest: str
+                         ) -> list[tuple[str, int, int, bool]]:
+        """Seats whose lost cards hold ``code``, seen in the seat's layout after it was
+        recorded gone and lately (within :attr:`LOST_SEEN_MS` of landing): (the place it was
+        last seen at before ``dest``, else the place it left unseen, 1, seat, False). A lost
+        card never seen again is no source: a misread would find one in it. A column takes
+        only its own seat's lost cards."""
+        table = self.table
+        assert table is not None
+        dseat = None if dest.startswith("lake:") else Place.parse(dest).seat
+        out = []
+        for seat in range(self.seats):
+            if dseat is not None and seat != dseat or not any(
+                    c.code == code and c.owner == seat for c in table.layouts[seat].lost):
+                continue
+            left = next(r for r in reversed(self.records) if isinstance(r.action, Unseen)
+                        and r.action.seat == seat and r.action.card == code)
+            prefix = f"seat{seat}:"
+            seen = [(g, name) for (name, c), g in self.seen_at.items()
+                    if c == code and name.startswith(prefix) and left.t_ms < g <= landed
+                    and landed - g <= self.LOST_SEEN_MS and self._kind(name) != "stock"]
+            before = [x for x in seen if x[1] != dest]
+            if before:
+                out.append((max(before)[1], 1, seat, False))
+            elif seen:
+                out.append((left.action.src, 1, seat, False))  # type: ignore[attr-defined]
+        return out
+
+    def _rank_of(self, spot: tuple[str, int, int, bool], code: str, t: float,
+                 pool: list[tuple[str, int, int, bool]], lost: list[tuple[str, int, int, bool]],
+                 dest: _PlaceState | None) -> tuple[bool, int, bool, float, int]:
+        """:meth:`_rank` of a free, pooled or lost source."""
+        if spot in lost:
+            return self._lost_rank(spot, code, t, dest)
+        return self._rank(spot, code, t, spot in pool, dest)
+
+    def _lost_rank(self, spot: tuple[str, int, int, bool], code: str, t: float,
+                   dest: _PlaceState | None) -> tuple[bool, int, bool, float, int]:
+        """:meth:`_rank` for a lost card: when it left is unknown (2), unless it still
+        shows at the place it was last seen after it landed (1: another deck's)."""
+        seen = self.seen_at.get((spot[0], code))
+        st = self.states.get(spot[0])
+        dep = 2
+        if seen is not None and t + 150 < seen <= self.t_ms or \
+                st is not None and st.stable and code in st.stable and not st.covered:
+            dep = 1
+        arm = dest is not None and spot[2] in self._arms_over(dest.box, t - 600, t)
+        return (seen is not None, dep, arm, -abs(t - seen) if seen is not None else 0.0, dep)
 
     #: a card that counts on its lake pile (laid there legally) is taken back only when
     #: the pile was seen without it: not while the pile is out of view, and not when the

@@ -91,7 +91,7 @@ def test_unreadable_and_empty_files(tmp_path):
 
 def test_an_unseen_card_event_round_trips_and_replays(tmp_path):
     # the tracker's record of a nertz card that left unseen is part of the notation
-    from rules import Unseen, action_from_event, action_to_event
+    from rules import Move, Unseen, action_from_event, action_to_event
     from rules.log import replay, write_log
 
     ev = action_to_event(Unseen(1, "QD", "seat1:nertz"), 4200)
@@ -100,6 +100,9 @@ def test_an_unseen_card_event_round_trips_and_replays(tmp_path):
     assert action_from_event(ev) == Unseen(1, "QD", "seat1:nertz")
     with pytest.raises(ValueError, match="lacks the field 'from'"):
         action_from_event({"type": "unseen", "t_ms": 1, "seat": 1, "card": "QD"})
+    back = action_to_event(Move(1, "QD", "seat1:nertz", "lake:0", lost=True), 5000)
+    assert back["lost"] is True and action_from_event(back).lost
+    assert "lost" not in action_to_event(Move(1, "QD", "seat1:nertz", "lake:0"), 5000)
     from rules import Table
     t = Table.deal(2, seed=3)
     top = t.layouts[1].nertz[-1].code

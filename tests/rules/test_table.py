@@ -306,6 +306,43 @@ def test_a_card_that_left_unseen_leaves_the_pile_and_scores_nowhere():
         Unseen(0, "1X", "seat0:nertz")
 
 
+def test_a_lost_card_that_shows_again_is_played_from_the_seats_lost_cards():
+    # the camera saw seat 0's column empty, not where its 2S went; later it lands on the lake
+    t = two_seats(["KH", "AS"], [["9S"], ["8H"], ["2S"], ["QD"]])
+    t.push(Unseen(0, "2S", "seat0:river2"), 100)
+    assert [c.code for c in t.layouts[0].lost] == ["2S"] and t.layouts[0].river[2] == []
+    back = Move(0, "2S", "seat0:river2", "lake:0", lost=True)
+    with pytest.raises(ImpossibleAction, match="skips a lake index"):
+        t.push(Move(0, "2S", "seat0:river2", "lake:1", lost=True), 150)
+    assert rule(t, back) == "foundation_needs_ace"  # its target is judged as usual
+    t.push(Move(0, "AS", "seat0:nertz", "lake:0"), 200)
+    with pytest.raises(ImpossibleAction, match="not in seat1's lost cards"):
+        t.push(Move(1, "2S", "seat1:river2", "lake:0", lost=True), 250)
+    assert rule(t, Move(1, "2S", "seat0:river2", "lake:0", lost=True)) == "not_your_card"
+    assert t.push(back, 300) == []
+    assert t.layouts[0].lost == [] and t.score().lake_cards == [2, 0]
+    assert t.lake[0].codes() == ["AS", "2S"]
+    t.pop()  # undone like any action: the card is lost again
+    assert [c.code for c in t.layouts[0].lost] == ["2S"] and t.lake[0].codes() == ["AS"]
+    t.pop()
+    t.pop()  # the unseen record undone: the card is back on its column
+    assert [c.code for c in t.layouts[0].river[2]] == ["2S"] and t.layouts[0].lost == []
+    with pytest.raises(ValueError, match="one card at a time"):
+        Move(0, "2S", "seat0:river2", "lake:0", n=2, lost=True)
+
+
+def test_a_lost_card_goes_back_into_play_on_a_column_and_by_itself():
+    # two cards lost from one column: the upper one shows again, the lower stays lost
+    t = two_seats(["KH", "AS"], [["9S", "8H"], ["7C"], ["2S"], ["QD"]])
+    t.push(Unseen(0, "8H", "seat0:river0"), 100)
+    t.push(Unseen(0, "9S", "seat0:river0"), 110)
+    assert [c.code for c in t.layouts[0].lost] == ["8H", "9S"]
+    assert t.push(Move(0, "8H", "seat0:river0", "seat0:river0", lost=True), 200) == []
+    assert [c.code for c in t.layouts[0].river[0]] == ["8H"]
+    assert [c.code for c in t.layouts[0].lost] == ["9S"]
+    assert rule(t, Move(0, "9S", "seat0:river0", "seat0:river1", lost=True)) == "river_colour"
+
+
 def test_jokers_need_a_declaration_and_are_wild_in_the_river():
     rules = HouseRules.preset("jokers")
     t = table(layout(0, ["JKR", "AS"], [["9S"], ["8H"], ["7S"], ["QD"]], jokers=True),

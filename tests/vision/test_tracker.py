@@ -3060,3 +3060,82 @@ def test_a_counted_card_is_taken_back_only_when_its_pile_shows_it_gone():
     assert [(e["card"], e["from"], e["to"]) for e in tr.log() if e["type"] == "retract"] \
         == [("AS", "lake:0", "seat0:waste")]
     assert [f["rule"] for f in tr.flags()] == ["retract_legal_card"]
+
+
+def _lost_card_lands_later(on: bool) -> Tracker:
+    """Seat 0's nertz pile shows AC, then (the AC's leaving unseen) a 5D and a 7S over it,
+    so the AC left unseen; then the AC shows on seat 0's waste and starts a pile."""
+    tr = Tracker(HouseRules(), 2)
+    tr.LOST_CARDS_BACK = on
+    _feed_steps(tr, [(_table({0: "AC", 1: "4H"}), 10), (_table({0: "5D", 1: "4H"}), 30),
+                     (_table({0: "7S", 1: "4H"}), 40),
+                     (_table({0: "7S", 1: "4H"}, {"seat0:waste": ["AC"]}), 20),
+                     (_table({0: "7S", 1: "4H"}, {"lake:0": ["AC"]}), 30)])
+    tr.finish()
+    return tr
+
+
+def test_a_lost_card_that_shows_again_and_lands_counts_for_its_seat():
+    tr = _lost_card_lands_later(True)
+    assert [(e["card"], e["from"]) for e in tr.log() if e["type"] == "unseen"] == [
+        ("AC", "seat0:nertz")]
+    back = [e for e in tr.log() if e["type"] == "move"]
+    assert [(e["seat"], e["card"], e["from"], e["to"], e.get("lost")) for e in back] == [
+        (0, "AC", "seat0:waste", "lake:0", True)]
+    assert 9800 <= back[0]["t_ms"] <= 10300  # (when it landed, not when it was lost)
+    assert _pile(tr) == [(0, "AC", True)] and not tr.flags()
+    assert tr.table.layouts[0].lost == [] and tr.table.score().lake_cards == [1, 0]
+    # without it, the AC stays lost: the pile's card is never credited
+    tr = _lost_card_lands_later(False)
+    assert not tr.table.lake and [c.code for c in tr.table.layouts[0].lost] == ["AC"]
+
+
+def _dealt_column_misread_at_first(fix_ms: float | None) -> Tracker:
+    """The deal's first frames read seat 0's KS column as JS; from then on it reads KS, and
+    after 3 s seat 0 lays its nertz QH on it."""
+    tr = Tracker(HouseRules(), 2)
+    tr.DEAL_COLUMN_FIX_MS = fix_ms
+    _feed_steps(tr, [(_table({0: "QH", 1: "4C"}, {"seat0:river0": ["JS"]}), 3),
+                     (_table({0: "QH", 1: "4C"}), 30),
+                     (_table({0: "8C", 1: "4C"}, {"seat0:river0": ["KS", "QH"]}), 30)])
+    tr.finish()
+    return tr
+
+
+def test_a_dealt_column_read_otherwise_from_then_on_corrects_the_deal():
+    tr = _dealt_column_misread_at_first(1500.0)
+    deal = next(e for e in tr.log() if e["type"] == "deal" and e["seat"] == 0)
+    assert deal["river"][0] == ["KS"] and "JS" in deal["stock"] + deal["nertz"]
+    assert _moves(tr.log()) == [(0, "QH", "seat0:nertz", "seat0:river0")]
+    assert not tr.flags() and tr.nertz_counts() == [12, 13]
+    # without it, the deal keeps the JS: the QH on it fits nothing and is not committed
+    tr = _dealt_column_misread_at_first(None)
+    deal = next(e for e in tr.log() if e["type"] == "deal" and e["seat"] == 0)
+    assert deal["river"][0] == ["JS"]
+    assert _moves(tr.log()) == [] and tr.nertz_counts() == [13, 13]
+
+
+def _run_moved_with_its_top_unread(on: bool) -> Tracker:
+    """Seat 0 builds QD JC 10H on its second column, then moves the run onto its KS; the
+    camera reads the KS column as KS QD JC (the 10H's index unread) and the second column
+    empty, and only later the whole run."""
+    tr = Tracker(HouseRules(), 2)
+    tr.RUN_TOP_UNREAD = on
+    _feed(tr, [_table({0: "JC", 1: "4C"}),
+               _table({0: "10H", 1: "4C"}, {"seat0:river1": ["QD", "JC"]}),
+               _table({0: "5S", 1: "4C"}, {"seat0:river1": ["QD", "JC", "10H"]}),
+               _table({0: "5S", 1: "4C"}, {"seat0:river0": ["KS", "QD", "JC"],
+                                          "seat0:river1": []})],
+          repeat=20)
+    return tr
+
+
+def test_a_run_whose_top_is_unread_moves_whole_from_a_column_seen_empty():
+    tr = _run_moved_with_its_top_unread(True)
+    assert _moves(tr.log())[-1] == (0, "QD", "seat0:river1", "seat0:river0")
+    assert next(e for e in reversed(tr.log()) if e["type"] == "move")["n"] == 3
+    assert [c.code for c in tr.table.layouts[0].river[0]] == ["KS", "QD", "JC", "10H"]
+    assert tr.table.layouts[0].river[1] == [] and not tr.flags()
+    # without it, the two cards read fit no run the engine has: nothing moves
+    tr = _run_moved_with_its_top_unread(False)
+    assert [c.code for c in tr.table.layouts[0].river[0]] == ["KS"]
