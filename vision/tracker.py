@@ -3048,10 +3048,31 @@ class Tracker:
                     not any(s[0] == nname for s in spots):
                 out.append((nname, 1, seat, False))
             elif (self._skipped_nertz_card(seat, code, t)
-                  or self._under_a_departed_nertz_top(seat, code, t)) and \
+                  or self._under_a_departed_nertz_top(seat, code, t)
+                  or self._settled_over_nertz_top(seat, code, t)) and \
                     not any(s[0] == nname for s in spots):
                 out.append((nname, 1, seat, False))
         return out
+
+    #: a card the seat's nertz pile showed settled on top after the engine's top was last
+    #: seen there, gone from it lately while the engine holds it hidden, came off the
+    #: nertz pile (the engine's top, often a misread, left or lies under it unseen; real
+    #: path, round 8: seat 0's 2H, settled on its pile over a 5C read 5S, was credited
+    #: to its waste)
+    NERTZ_SETTLED_OVER_TOP = True
+
+    def _settled_over_nertz_top(self, seat: int, code: str, t: float) -> bool:
+        """See :attr:`NERTZ_SETTLED_OVER_TOP`."""
+        if not self.NERTZ_SETTLED_OVER_TOP:
+            return False
+        gone = self._gone_nertz_card(seat, code, t)
+        st = self.states.get(f"seat{seat}:nertz")
+        if gone is None or st is None:
+            return False
+        top, _seen = gone
+        settled = st.shown.get(code)
+        last_top = self.seen_at.get((f"seat{seat}:nertz", top))
+        return settled is not None and last_top is not None and settled > last_top
 
     def _gone_nertz_card(self, seat: int, code: str, t: float) -> tuple[str, float] | None:
         """``code`` showed on the seat's nertz pile lately and is gone from it, while the

@@ -2637,6 +2637,7 @@ def _nertz_top_misread_then_passed(on: bool) -> Tracker:
     which lands on seat 0's AS pile as the pile shows 4S."""
     tr = Tracker(HouseRules(), 2)
     tr.PASSED_NERTZ_TOP = on
+    tr.NERTZ_SETTLED_OVER_TOP = on  # (it too takes the 2S off the pile over the KC)
     frames = [(_table({0: "AS", 1: "KC"}), 10),
               (_table({0: "9H", 1: "KC"}, {"lake:0": ["AS"]}), 10),
               (_table({0: "9H", 1: "2S"}, {"lake:0": ["AS"]}), 35),
@@ -2650,10 +2651,13 @@ def test_a_nertz_top_the_pile_showed_two_cards_over_left_unseen():
     # the KC never shows again and the pile has shown 2S and then 4S over it: it left,
     # where to nobody saw, so the pile is not stuck on it and the 2S's play counts
     tr = _nertz_top_misread_then_passed(True)
-    assert [(e["type"], e["card"]) for e in tr.log() if e["type"] in ("move", "unseen")] == [
-        ("move", "AS"), ("unseen", "KC"), ("move", "2S")]
+    # (the 2S's play and the KC's leaving share a time; either may be written first)
+    assert sorted((e["t_ms"], e["type"], e["card"]) for e in tr.log()
+                  if e["type"] in ("move", "unseen")) == [
+        (1000, "move", "AS"), (5500, "move", "2S"), (5500, "unseen", "KC")]
     assert tr.nertz_counts() == [12, 11] and tr.table.score().lake_cards == [1, 1]
-    # without it, the engine's pile stays on the KC and the 2S's landing is never explained
+    # without it (nor the 2S seen settled over the KC), the engine's pile stays on the KC
+    # and the 2S's landing is never explained
     tr = _nertz_top_misread_then_passed(False)
     assert tr.nertz_counts() == [12, 13] and tr.table.score().lake_cards == [1, 0]
 
@@ -3139,3 +3143,24 @@ def test_a_run_whose_top_is_unread_moves_whole_from_a_column_seen_empty():
     # without it, the two cards read fit no run the engine has: nothing moves
     tr = _run_moved_with_its_top_unread(False)
     assert [c.code for c in tr.table.layouts[0].river[0]] == ["KS"]
+
+
+def _card_settled_over_nertz_top(on: bool) -> Tracker:
+    """Seat 0's nertz pile shows 8C at the deal, then an AS settled on it (the 8C's leaving
+    unseen), then the AS lands on a new pile as the pile shows a back."""
+    tr = Tracker(HouseRules(), 2)
+    tr.NERTZ_SETTLED_OVER_TOP = on
+    _feed(tr, [_table({0: "8C", 1: "4H"}), _table({0: "AS", 1: "4H"}),
+               _table({0: "back", 1: "4H"}, {"lake:0": ["AS"]})], repeat=20)
+    tr.finish()
+    return tr
+
+
+def test_a_card_settled_over_the_nertz_top_and_played_is_a_nertz_card():
+    tr = _card_settled_over_nertz_top(True)
+    assert _moves(tr.log()) == [(0, "AS", "seat0:nertz", "lake:0")]
+    assert _pile(tr) == [(0, "AS", True)] and tr.nertz_counts() == [12, 13]
+    # without it, the AS has no source (the 8C, a top seen, still covers the pile's
+    # hidden cards in the engine): the pile's card is never credited
+    tr = _card_settled_over_nertz_top(False)
+    assert _moves(tr.log()) == [] and tr.nertz_counts() == [13, 13]
