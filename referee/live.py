@@ -270,7 +270,10 @@ class RoundEngine:
         n = event.get("n", 1) if isinstance(event.get("n", 1), int) else 1
         if kind == "move" and str(event.get("to", "")).startswith("lake:"):
             self._lake[seat] += n
-        if kind == "move" and event.get("from") == f"seat{seat}:nertz":
+        # a nertz card leaves the pile once: by a move, or unseen (its later move back into
+        # play, marked ``lost``, takes nothing more from the pile)
+        if kind in ("move", "unseen") and event.get("from") == f"seat{seat}:nertz" and \
+                not event.get("lost"):
             self._nertz[seat] = max(0, self._nertz[seat] - n)
             if self._nertz[seat] == 0 and seat not in self.emptied:
                 self.emptied.append(seat)

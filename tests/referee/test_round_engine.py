@@ -42,6 +42,17 @@ def test_a_vision_deal_is_kept_as_tallies():
     assert score["lake_cards"] == [1, 0] and score["nertz_left"] == [12, 13]
 
 
+def test_a_tallied_nertz_card_leaves_once_when_it_went_unseen_and_came_back():
+    engine = _vision_round()
+    engine.feed({"type": "unseen", "t_ms": 100, "seat": 1, "card": "AH",
+                 "from": "seat1:nertz"})
+    assert engine.score()["nertz_left"] == [13, 12]
+    engine.feed({"type": "move", "t_ms": 900, "seat": 1, "card": "AH", "from": "seat1:nertz",
+                 "to": "lake:0", "n": 1, "lost": True})
+    score = engine.score()
+    assert score["lake_cards"] == [0, 1] and score["nertz_left"] == [13, 12]
+
+
 def test_the_sources_own_score_is_reported_and_ends_the_round():
     engine = _vision_round()
     engine.feed({"type": "move", "t_ms": 100, "seat": 0, "card": "AS", "from": "seat0:nertz",
