@@ -227,4 +227,5 @@ def test_aruco_markers_are_found_where_labelled(card_cache, seed, camera):
     for m in scene.labels()["markers"]:
         assert np.abs(np.array(m["corners"]) - found[m["id"]]).max() < 2.5
     plain = _render(4, seed, size=(1600, 900), camera=camera)
-    assert detector.detectMarkers(plain.image)[1] is None and plain.markers == []
+    none = detector.detectMarkers(plain.image)[1]  # (OpenCV 4: None; 5: an empty array)
+    assert (none is None or len(none) == 0) and plain.markers == []
