@@ -746,6 +746,11 @@ class Tracker:
     #: plays missed one by one while the column's fan was misread)
     SPLIT_BUILT_RUN = True
 
+    #: a run seen arriving on a column, the start of a longer run the engine has on
+    #: another column of the seat that is now seen empty, is that whole run (its top
+    #: card(s) unread in the fan; real path, round 18: seat 1's 4H 3S 2D read 4H 3S)
+    RUN_TOP_UNREAD = True
+
     def _rest_on_column(self, seat: int | None, rest: tuple[str, ...], dest: str) -> bool:
         """Whether ``rest`` is the tail of one of ``seat``'s columns other than ``dest``
         in the engine's table."""
@@ -928,11 +933,6 @@ class Tracker:
                     or self._drop_inferred_under_taken_back()
                     or self._emptied_columns(final)):
                 break
-
-    #: a run seen arriving on a column, the start of a longer run the engine has on
-    #: another column of the seat that is now seen empty, is that whole run (its top
-    #: card(s) unread in the fan; real path, round 18: seat 1's 4H 3S 2D read 4H 3S)
-    RUN_TOP_UNREAD = True
 
     #: a river column untouched since the deal whose camera view has shown one other
     #: card, settled, uncovered and read sure, for this long: the deal misread it (real
@@ -1573,10 +1573,11 @@ class Tracker:
         return False
 
     #: a card recorded as gone unseen (:class:`~rules.moves.Unseen`: its place was seen
-    #: empty, not where it went) that lands on the lake later is its seat's, played from
-    #: the seat's lost cards (``Move(..., lost=True)``) rather than credited to an
-    #: identical card the engine only guessed at (real path, round 18: seat 1's 2D, let go
-    #: as unseen at 26.7 s, was credited at 39.9 s to seat 0's waste top, never seen)
+    #: empty, not where it went) that lands on the lake or on one of its seat's columns
+    #: later is its seat's, played from the seat's lost cards (``Move(..., lost=True)``)
+    #: rather than credited to an identical card the engine only guessed at (real path,
+    #: round 18: seat 1's 2D, let go as unseen at 26.7 s, was credited at 39.9 s to seat
+    #: 0's waste top, never seen)
     LOST_CARDS_BACK = True
     #: how lately before it landed a lost card must have shown in its seat's layout
     LOST_SEEN_MS = 15000.0
