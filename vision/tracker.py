@@ -1183,6 +1183,13 @@ class Tracker:
         pls = self.table.lake[int(src.split(":")[1])].placements
         return next((p.card.owner for p in reversed(pls) if p.card.code == code), None)
 
+    #: a card from nowhere is made a waste's top (:meth:`_from_waste_pool`, which
+    #: exchanges hidden cards at once) only once it has lain this long: a nertz pile under
+    #: a hand as it landed shows its next top by then, which names the card's real source
+    #: (real path, round 18: seat 1's KC, settled on its nertz pile for 3 s and played,
+    #: was made its waste top while the pile was still covered). None: at once
+    WASTE_POOL_WAIT_MS: float | None = 1500.0
+
     def _from_waste_pool(self, code: str, dest: str) -> list[tuple[str, int, int, bool]]:
         """A card that arrives from a waste the engine has out of step (missed draws): when
         a seat's waste is seen changed and holds the card among its hidden cards, make it
@@ -1415,7 +1422,9 @@ class Tracker:
             if kind == "lake" and len(run) == 1 and self.RETRACT_VIA_COLUMN and \
                     not seen_gone and self._taken_back_via_column(code, landed):
                 return True  # (its take-back committed: the column is now its source)
-            if not spots and not pool and len(run) == 1 and kind in ("lake", "river"):
+            if not spots and not pool and len(run) == 1 and kind in ("lake", "river") and (
+                    self.WASTE_POOL_WAIT_MS is None or final or buried is not None
+                    or self.t_ms - landed >= self.WASTE_POOL_WAIT_MS):
                 spots = self._from_waste_pool(code, dest)
             if not spots and not pool and kind == "lake" and len(run) == 1 and \
                     st.stable_frame < 0 and self._built_before_deal(code) and \
@@ -2406,19 +2415,54 @@ class Tracker:
             return False
         records = list(self.records)
         swaps: list[tuple[int, str, str]] = []
+        alternatives = 0
         for i in idx:
             action = records[i].action
             assert isinstance(action, Move)
             old = action.card
             new = Card(Card.parse(old).rank, card.suit).code
             owner = self._owner(action)
-            if self._kind(action.src) not in ("waste", "nertz") or (owner, new) in self.named \
-                    or new not in [a for a, _p in records[i].evidence.get("reads", ())]:
+            read_so = new in [a for a, _p in records[i].evidence.get("reads", ())]
+            alternatives += read_so
+            if self._kind(action.src) not in ("waste", "nertz") or \
+                    not (read_so or self.TWIN_PILE_ONE_ALTERNATIVE):
                 return False
-            swaps.append((owner, old, new))
-            records[i] = replace(records[i], action=replace(action, card=new),
+            left = self._lost_before(owner, new, i) if self.TWIN_PILE_LOST else None
+            if (owner, new) in self.named and left is None:
+                return False
+            if left is None:
+                swaps.append((owner, old, new))
+                renamed = replace(action, card=new)
+            else:  # (the seat's lost card, back from where it left: see Move.lost)
+                renamed = replace(action, card=new, src=left, lost=True)
+            records[i] = replace(records[i], action=renamed,
                                  evidence={**records[i].evidence, "recoded_from": old})
+        if not alternatives:
+            return False
         return self._rename_hidden(swaps, records, [r.flags for r in self.records], move)
+
+    #: :meth:`_recode_twin_pile` needs the twin suit among the reader's alternatives of
+    #: one of the pile's cards, not of each (real path, round 1: the spade pile read AC
+    #: 2C 3C, only the AC and 3C with the spade as an alternative; the 4S, 5S, 6S and 7S
+    #: laid on it were each flagged and counted for nobody)
+    TWIN_PILE_ONE_ALTERNATIVE = True
+    #: a pile card whose twin the seat lost (recorded :class:`~rules.moves.Unseen` before
+    #: it landed) is renamed to that lost card (``lost=True``) instead of refusing the
+    #: recode (round 1: seat 2's 2S, left its column unseen, read 2C on the pile)
+    TWIN_PILE_LOST = True
+
+    def _lost_before(self, seat: int, code: str, i: int) -> str | None:
+        """The place ``code`` of ``seat`` left unseen when the history's last record
+        naming it before record ``i`` is that :class:`~rules.moves.Unseen` and no later
+        record names it; else None."""
+        last = None
+        for k, rec in enumerate(self.records):
+            a = rec.action
+            if getattr(a, "card", None) == code and self._owner(a) == seat:  # type: ignore[arg-type]
+                if k > i:
+                    return None
+                last = a
+        return last.src if isinstance(last, Unseen) else None
 
     def _rename_hidden(self, swaps: list[tuple[int, str, str]], records: list[_Record],
                        before: list[list[Flag]], then: Action) -> bool:

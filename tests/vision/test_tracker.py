@@ -1773,13 +1773,15 @@ def test_a_lake_card_from_nowhere_misread_for_the_card_under_it_is_dropped(monke
     assert _moves(before) != _moves(log)
 
 
-def _twin_suit_pile(recode: bool) -> Tracker:
-    """Seat 0 plays its nertz AS, 2S, 3S to a pile, each read as the club (the spade the
-    reader's next read); then seat 1's 4S, read sure on its waste, lands there."""
+def _twin_suit_pile(recode: bool, unsure: str = "A23", one: bool = True) -> Tracker:
+    """Seat 0 plays its nertz AS, 2S, 3S to a pile, each read as the club (the ranks in
+    ``unsure`` with the spade as the reader's next read, the others sure); then seat 1's
+    4S, read sure on its waste, lands there."""
     tr = Tracker(HouseRules(), 2)
     tr.RECODE_TWIN_PILE = recode
-    alts = {("lake:0", f"{r}C"): ((f"{r}S", 0.3), (f"{r}H", 0.02)) for r in "A23"}
-    alts |= {("seat0:nertz", f"{r}C"): ((f"{r}S", 0.3),) for r in "A23"}
+    tr.TWIN_PILE_ONE_ALTERNATIVE = one
+    alts = {("lake:0", f"{r}C"): ((f"{r}S", 0.3), (f"{r}H", 0.02)) for r in unsure}
+    alts |= {("seat0:nertz", f"{r}C"): ((f"{r}S", 0.3),) for r in unsure}
     frames = [_table({0: "AC", 1: "5D"})] * 4 + \
         [_table({0: "2C", 1: "5D"}, {"lake:0": ["AC"]})] * 8 + \
         [_table({0: "3C", 1: "5D"}, {"lake:0": ["2C"]})] * 8 + \
@@ -1808,6 +1810,21 @@ def test_a_pile_read_in_the_other_suit_of_its_colour_takes_the_suit_of_a_seen_ca
     tr = _twin_suit_pile(False)
     assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_suit", "4S")]
     assert tr.table.score().lake_cards == [3, 0]
+
+
+def test_a_twin_suit_pile_is_renamed_when_one_of_its_cards_had_the_suit_as_next_read():
+    # only the 3C was read with the spade as the reader's next read (the AC and 2C sure):
+    # the 4S seen landing one rank above still renames the pile (a referee trusts three
+    # sure spades played on it more than the pile's first reads; real path, round 1)
+    tr = _twin_suit_pile(True, unsure="3")
+    assert [e["card"] for e in tr.log() if e["type"] == "move"] == ["AS", "2S", "3S", "4S"]
+    assert not tr.flags() and tr.table.score().lake_cards == [3, 1]
+    # with every card's alternative required, the 4S is flagged
+    tr = _twin_suit_pile(True, unsure="3", one=False)
+    assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_suit", "4S")]
+    # and with no card read unsure, nothing says the pile was misread
+    tr = _twin_suit_pile(True, unsure="")
+    assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_suit", "4S")]
 
 
 def test_a_pile_read_as_the_card_under_its_top_weighs_the_readers_next_read(monkeypatch):
@@ -3164,3 +3181,77 @@ def test_a_card_settled_over_the_nertz_top_and_played_is_a_nertz_card():
     # hidden cards in the engine): the pile's card is never credited
     tr = _card_settled_over_nertz_top(False)
     assert _moves(tr.log()) == [] and tr.nertz_counts() == [13, 13]
+
+
+def _played_as_the_pile_uncovers(wait: float | None) -> Tracker:
+    """Seat 0's nertz pile shows 8C at the deal, then a 6S settled on it (the 8C's leaving
+    unseen); a hand covers the pile, and the 6S lands on the seat's 7H in the frame the
+    pile's next top (4D) shows, still in flux. The seat's waste shows a 5H all along."""
+    tr = Tracker(HouseRules(), 2)
+    tr.WASTE_POOL_WAIT_MS = wait
+    waste = {"seat0:waste": ["5H"]}
+    landed = {"seat0:river3": ["7H", "6S"], **waste}
+    steps = [(_table({0: "8C", 1: "4H"}, waste), 20, None),
+             (_table({0: "6S", 1: "4H"}, waste), 20, None),
+             (_table({0: "6S", 1: "4H"}, waste), 3, {"seat0:nertz": 0.8}),
+             (_table({0: "4D", 1: "4H"}, landed), 1, {"seat0:nertz": 0.2}),
+             (_table({0: "4D", 1: "4H"}, landed), 30, None)]
+    n = 0
+    for places, repeat, covered in steps:
+        for _ in range(repeat):
+            tr.update(_obs(n, places, covered))
+            n += 1
+    tr.finish()
+    return tr
+
+
+def test_a_card_from_nowhere_waits_before_it_is_made_a_waste_top():
+    tr = _played_as_the_pile_uncovers(1500.0)
+    assert _moves(tr.log()) == [(0, "6S", "seat0:nertz", "seat0:river3")]
+    assert tr.nertz_counts() == [11, 13]  # the 8C (unseen) and the 6S left the pile
+    assert [c.code for c in tr.table.layouts[0].waste] == ["2D", "3D", "5H"]
+    # made the waste's top at once, the 6S is credited to the waste: the pile keeps a card
+    tr = _played_as_the_pile_uncovers(None)
+    assert _moves(tr.log()) == [(0, "6S", "seat0:waste", "seat0:river3")]
+    assert tr.nertz_counts() == [12, 13]
+
+
+def _twin_pile_over_a_lost_card(lost: bool) -> Tracker:
+    """Seat 0's AS (read AC, the spade as next read) goes from its nertz pile to a pile; its
+    next top 2S leaves unseen (two other tops show over it); a "2C" (the spade its next
+    read) shows on seat 0's waste and lands on the pile; seat 1's 3S, read sure, lands on
+    it."""
+    tr = Tracker(HouseRules(), 2)
+    tr.TWIN_PILE_LOST = lost
+    alts = {("lake:0", "AC"): (("AS", 0.3),), ("seat0:nertz", "AC"): (("AS", 0.3),),
+            ("lake:0", "2C"): (("2S", 0.3),), ("seat0:waste", "2C"): (("2S", 0.3),)}
+    pile = {"lake:0": ["AC"]}
+    frames = [_table({0: "AC", 1: "5D"})] * 4 + \
+        [_table({0: "2S", 1: "5D"}, pile)] * 8 + [_table({0: "8D", 1: "5D"}, pile)] * 8 + \
+        [_table({0: "9C", 1: "5D"}, pile)] * 40 + \
+        [_table({0: "9C", 1: "5D"}, {**pile, "seat0:waste": ["JD", "2C"]})] * 8 + \
+        [_table({0: "9C", 1: "5D"}, {"lake:0": ["2C"], "seat0:waste": ["JD"]})] * 30 + \
+        [_table({0: "9C", 1: "5D"}, {"lake:0": ["2C"], "seat0:waste": ["JD"],
+                                     "seat1:waste": ["JH", "3S"]})] * 8 + \
+        [_table({0: "9C", 1: "5D"}, {"lake:0": ["3S"], "seat0:waste": ["JD"],
+                                     "seat1:waste": ["JH"]})] * 30
+    for n, places in enumerate(frames):
+        tr.update(_obs_alts(n, places, alts))
+    tr.finish()
+    return tr
+
+
+def test_a_twin_suit_pile_card_whose_twin_left_unseen_is_that_lost_card():
+    # the "2C" on the pile is seat 0's 2S that left its nertz pile unseen: renamed to the
+    # lost 2S coming back (lost=True), the pile is spades and seat 1's 3S counts
+    tr = _twin_pile_over_a_lost_card(True)
+    moves = [(e["seat"], e["card"], e["from"], e.get("lost", False))
+             for e in tr.log() if e["type"] == "move"]
+    assert moves == [(0, "AS", "seat0:nertz", False), (0, "2S", "seat0:nertz", True),
+                     (1, "3S", "seat1:waste", False)]
+    assert not tr.flags() and tr.table.score().lake_cards == [2, 1]
+    # without it, the 2C cannot be exchanged with the 2S (gone from the layout): the pile
+    # stays clubs and the 3S is flagged
+    tr = _twin_pile_over_a_lost_card(False)
+    assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_suit", "3S")]
+    assert tr.table.score().lake_cards == [2, 0]
