@@ -1445,7 +1445,11 @@ class Tracker:
                          if self.seen_at.get((self._obs_place_of(c[0]), code)) is not None]
                 landed = max([landed] + [self.seen_at[(self._obs_place_of(c[0]), code)] + 1
                                          for c in cands])
+            twin_ok = kind == "lake" and len(run) == 1 and bool(exp) and not misread and \
+                self.TWIN_ARRIVAL and (final or self.t_ms - landed >= self.wait_ms)
             if not cands:
+                if twin_ok and self._twin_arrival(dest, code, landed, st):
+                    return True
                 continue
             ranked = sorted(cands, key=lambda s: self._rank_of(s, code, landed, pool, lost,
                                                                st),
@@ -1470,6 +1474,9 @@ class Tracker:
             if score < 3 and not (final or waited >= self.wait_ms or buried is not None):
                 continue
             if score == 1:
+                # (every seat's card still shows at its place: none of them landed)
+                if twin_ok and self._twin_arrival(dest, code, landed, st):
+                    return True
                 continue
             if glimpsed is not None:
                 if not self._draw_glimpsed(best[2], code):
@@ -2440,6 +2447,52 @@ class Tracker:
         if not alternatives:
             return False
         return self._rename_hidden(swaps, records, [r.flags for r in self.records], move)
+
+    #: a lake card read X that no seat lost, landing as X's twin (same rank, the other suit
+    #: of its colour) was seen leaving a seat's place, is that twin: the camera confuses
+    #: the suits of a colour alike on the pile and elsewhere; when the twin does not fit
+    #: the pile as the engine has it, the pile is renamed (:meth:`_recode_twin_pile`; real
+    #: path, round 8: the club pile read AS 2S, then 3S for 10 s while seat 1's 3C left
+    #: its waste; the 3C was never credited and the 5C to QC laid on it were each flagged)
+    TWIN_ARRIVAL = True
+
+    def _twin_arrival(self, dest: str, code: str, landed: float, st: _PlaceState) -> bool:
+        """See :attr:`TWIN_ARRIVAL`: commit the twin's move (the pile renamed first when
+        needed); whether it was."""
+        table = self.table
+        assert table is not None
+        if code not in ALL_CODES or (j := self.lake_map.get(dest)) is None or \
+                j >= len(table.lake):
+            return False
+        card = Card.parse(code)
+        twin_suit = _TWIN_SUIT.get(card.suit)
+        if twin_suit is None:
+            return False
+        twin = Card(card.rank, twin_suit).code
+        free = self._free_spots(twin, dest)
+        pool = self._waste_candidates(twin, dest, free, landed)
+        spots = []
+        for spot in free + pool:
+            seen = self.seen_at.get((self._obs_place_of(spot[0]), twin))
+            if spot[3] or spot[1] != 1 or seen is None or \
+                    not landed - self.pool_window_ms <= seen <= landed + 300 or \
+                    spot in free and self._rank(spot, twin, landed, False)[1] != 3:
+                continue
+            spots.append(spot)
+        if len(spots) != 1:
+            return False  # (none, or two seats that lost one: no telling which)
+        src, _n, seat, _r = spots[0]
+        if spots[0] in pool and not (self._bring_to_nertz_top(seat, twin)
+                                     if src.endswith(":nertz")
+                                     else self._bring_to_waste_top(seat, twin)):
+            return False
+        action = Move(seat, twin, src, f"lake:{j}")
+        if self.table.is_legal(action) is not True and not self._recode_twin_pile(action):
+            return False
+        self.misreads[dest] = (twin, code)
+        return self._commit(action, int(landed), st.stable_frame, evidence={
+            "why": f"{dest} read {code}, which no seat lost, as {twin} left {src}",
+            "from": src, "seen": [code]})
 
     #: :meth:`_recode_twin_pile` needs the twin suit among the reader's alternatives of
     #: one of the pile's cards, not of each (real path, round 1: the spade pile read AC

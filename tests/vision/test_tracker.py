@@ -3255,3 +3255,36 @@ def test_a_twin_suit_pile_card_whose_twin_left_unseen_is_that_lost_card():
     tr = _twin_pile_over_a_lost_card(False)
     assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_suit", "3S")]
     assert tr.table.score().lake_cards == [2, 0]
+
+
+def _twin_arrives_on_a_pile(on: bool) -> Tracker:
+    """Seat 0's nertz AC, read AS (the club as next read), starts a pile; seat 1's waste
+    shows a 2C that leaves it as the pile reads 2S, while seat 0's waste shows its 2S all
+    along (no seat lost a 2S)."""
+    tr = Tracker(HouseRules(), 2)
+    tr.TWIN_ARRIVAL = on
+    alts = {("lake:0", "AS"): (("AC", 0.3),), ("seat0:nertz", "AS"): (("AC", 0.3),)}
+    waste = {"seat0:waste": ["2S"]}
+    frames = [_table({0: "AS", 1: "5D"}, waste)] * 4 + \
+        [_table({0: "9H", 1: "5D"}, {"lake:0": ["AS"], **waste})] * 8 + \
+        [_table({0: "9H", 1: "5D"}, {"lake:0": ["AS"], **waste,
+                                     "seat1:waste": ["JH", "2C"]})] * 8 + \
+        [_table({0: "9H", 1: "5D"}, {"lake:0": ["2S"], **waste,
+                                     "seat1:waste": ["JH"]})] * 40
+    for n, places in enumerate(frames):
+        tr.update(_obs_alts(n, places, alts))
+    tr.finish()
+    return tr
+
+
+def test_a_pile_read_as_a_card_no_seat_lost_takes_the_twin_seen_leaving():
+    # the 2S read on the pile is seat 1's 2C (the camera confuses clubs and spades on the
+    # pile as elsewhere): the 2C is credited, and the pile renamed clubs under it
+    tr = _twin_arrives_on_a_pile(True)
+    assert _moves(tr.log()) == [(0, "AC", "seat0:nertz", "lake:0"),
+                                (1, "2C", "seat1:waste", "lake:0")]
+    assert not tr.flags() and tr.table.score().lake_cards == [1, 1]
+    # without it, the pile's 2S has no source (seat 0's still shows): never credited
+    tr = _twin_arrives_on_a_pile(False)
+    assert _moves(tr.log()) == [(0, "AS", "seat0:nertz", "lake:0")]
+    assert tr.table.score().lake_cards == [1, 0]
