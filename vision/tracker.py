@@ -983,6 +983,62 @@ class Tracker:
                 return True
         return False
 
+    #: a lake card X that lands while no place was seen holding it (or only a waste, its
+    #: card one of the seat's hidden ones), as a column untouched since the deal that
+    #: showed X's twin (same rank, the other suit of its colour) is seen losing its card:
+    #: the deal misread that card, which is X (the pile's read is the one the rules agree
+    #: with). The deal hypothesis takes X on the column (the twin goes among the seat's
+    #: hidden cards), and the column is then the card's source (real path, round 14: seat
+    #: 0's dealt 2S, read 2C, landed on the spade pile and was credited to seat 3's waste)
+    TWIN_DEALT_DEPARTURE = True
+    #: how close to the landing the dealt twin must have been seen last on its column
+    TWIN_DEPARTURE_MS = 2000.0
+
+    def _twin_dealt_departure(self, code: str, landed: float) -> bool:
+        """See :attr:`TWIN_DEALT_DEPARTURE`; whether the deal was corrected."""
+        table = self.table
+        assert table is not None
+        if code not in ALL_CODES:
+            return False
+        card = Card.parse(code)
+        twin_suit = _TWIN_SUIT.get(card.suit)
+        if twin_suit is None:
+            return False
+        twin = Card(card.rank, twin_suit).code
+        found = []
+        for seat, deal in enumerate(self._deal_lists):
+            if (seat, code) in self.named or (seat, code) in self.known or \
+                    (seat, twin) in self.named:
+                continue
+            for i, col in enumerate(deal["river"]):
+                name = f"seat{seat}:river{i}"
+                seen = self.seen_at.get((name, twin))
+                if col != [twin] or [c.code for c in table.pile(name)] != [twin] or \
+                        self._last_touched(name) > 0 or seen is None or \
+                        not landed - self.TWIN_DEPARTURE_MS <= seen <= landed + 300 or \
+                        self._departed(name, twin) != 3:
+                    continue
+                hidden = next((lst for lst in (deal["nertz"], deal["stock"]) if code in lst),
+                              None)
+                where = table.where(code, seat)
+                if hidden is not None and where is not None and \
+                        where.kind in ("nertz", "stock", "waste"):
+                    found.append((seat, col, hidden, name, seen))
+        if len(found) != 1:
+            return False
+        seat, col, hidden, name, seen = found[0]
+        k = hidden.index(code)
+        hidden[k], col[0] = twin, code
+        fresh = self._rebuilt(self.records)
+        if fresh is None or [c.code for c in fresh.pile(name)] != [code]:
+            hidden[k], col[0] = code, twin
+            return False
+        self.table = fresh
+        self.known.add((seat, code))
+        self.known.discard((seat, twin))
+        self.seen_at[(name, code)] = seen  # (the card seen there, read as its twin)
+        return True
+
     #: a river column seen empty, in plain view, while the engine still has cards there
     #: that no explanation took away: once other cards land on it (or it has shown empty
     #: this long and its cards show on top of another place), they left when it was seen
@@ -1463,6 +1519,10 @@ class Tracker:
                 if len(armed) == 1:
                     ranked = armed + [s for s in ranked if s is not armed[0]]
             best = ranked[0]
+            if kind == "lake" and len(run) == 1 and self.TWIN_DEALT_DEPARTURE and \
+                    (best in pool or not self._rank_of(best, code, landed, pool, lost, st)[0]) \
+                    and self._twin_dealt_departure(code, landed):
+                return True  # (the deal corrected: the column is the source next pass)
             glimpsed = None
             if self.EARLIER_WASTE_GLIMPSE and best not in pool:
                 glimpsed = self._earlier_waste_glimpse(best, pool, code, landed)

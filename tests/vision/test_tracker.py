@@ -3288,3 +3288,33 @@ def test_a_pile_read_as_a_card_no_seat_lost_takes_the_twin_seen_leaving():
     tr = _twin_arrives_on_a_pile(False)
     assert _moves(tr.log()) == [(0, "AS", "seat0:nertz", "lake:0")]
     assert tr.table.score().lake_cards == [1, 0]
+
+
+def _dealt_twin_leaves(on: bool) -> Tracker:
+    """Seat 0's last column is dealt an AS read AC; seat 1's waste shows an AS, then a draw
+    over it; then seat 0's column shows empty as an AS starts a pile."""
+    tr = Tracker(HouseRules(), 2)
+    tr.TWIN_DEALT_DEPARTURE = on
+    col = {"seat0:river3": ["AC"]}
+    frames = [_table({0: "8C", 1: "4H"}, col)] * 3 + \
+        [_table({0: "8C", 1: "4H"}, {**col, "seat1:waste": ["JH", "AS"]})] * 3 + \
+        [_table({0: "8C", 1: "4H"}, {**col, "seat1:waste": ["JH", "9S"]})] * 5 + \
+        [_table({0: "8C", 1: "4H"}, {"seat0:river3": [], "seat1:waste": ["JH", "9S"],
+                                     "lake:0": ["AS"]})] * 8
+    _feed_views(tr, frames)
+    tr.finish()
+    return tr
+
+
+def test_a_dealt_card_read_as_its_twin_that_lands_on_the_lake_is_its_seats():
+    # the pile's AS (which the rules agree with) left seat 0's column, read AC since the
+    # deal, as it landed: the deal is corrected and the AS is seat 0's
+    tr = _dealt_twin_leaves(True)
+    assert _moves(tr.log()) == [(0, "AS", "seat0:river3", "lake:0")]
+    assert tr.table.score().lake_cards == [1, 0]
+    deal = next(e for e in tr.log() if e["type"] == "deal" and e["seat"] == 0)
+    assert deal["river"][3] == ["AS"]
+    # without it, the AS is credited to seat 1's waste, whose AS showed 2 s before
+    tr = _dealt_twin_leaves(False)
+    assert _moves(tr.log()) == [(1, "AS", "seat1:waste", "lake:0")]
+    assert tr.table.score().lake_cards == [0, 1]
