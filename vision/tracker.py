@@ -983,8 +983,9 @@ class Tracker:
                 return True
         return False
 
-    #: a lake card X that lands while no place was seen holding it (or only a waste, its
-    #: card one of the seat's hidden ones), as a column untouched since the deal that
+    #: a lake card X that lands while no place was seen losing it (none seen holding it,
+    #: a waste whose card is one of the seat's hidden ones, or places that still show it),
+    #: as a column untouched since the deal that
     #: showed X's twin (same rank, the other suit of its colour) is seen losing its card:
     #: the deal misread that card, which is X (the pile's read is the one the rules agree
     #: with). The deal hypothesis takes X on the column (the twin goes among the seat's
@@ -1519,10 +1520,13 @@ class Tracker:
                 if len(armed) == 1:
                     ranked = armed + [s for s in ranked if s is not armed[0]]
             best = ranked[0]
-            if kind == "lake" and len(run) == 1 and self.TWIN_DEALT_DEPARTURE and \
-                    (best in pool or not self._rank_of(best, code, landed, pool, lost, st)[0]) \
-                    and self._twin_dealt_departure(code, landed):
-                return True  # (the deal corrected: the column is the source next pass)
+            if kind == "lake" and len(run) == 1 and self.TWIN_DEALT_DEPARTURE:
+                seen_best, *_rest, dep_best = self._rank_of(best, code, landed, pool, lost, st)
+                # (a guess among hidden cards, a place never seen with it, or one that
+                # still shows it: no seen departure of the card itself)
+                if (best in pool or not seen_best or dep_best == 1) and \
+                        self._twin_dealt_departure(code, landed):
+                    return True  # (the deal corrected: the column is the source next pass)
             glimpsed = None
             if self.EARLIER_WASTE_GLIMPSE and best not in pool:
                 glimpsed = self._earlier_waste_glimpse(best, pool, code, landed)

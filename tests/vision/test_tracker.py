@@ -3290,17 +3290,18 @@ def test_a_pile_read_as_a_card_no_seat_lost_takes_the_twin_seen_leaving():
     assert tr.table.score().lake_cards == [1, 0]
 
 
-def _dealt_twin_leaves(on: bool) -> Tracker:
+def _dealt_twin_leaves(on: bool, drawn_over: str = "9S") -> Tracker:
     """Seat 0's last column is dealt an AS read AC; seat 1's waste shows an AS, then a draw
-    over it; then seat 0's column shows empty as an AS starts a pile."""
+    over it (``drawn_over``, or none: the AS stays); then seat 0's column shows empty as an
+    AS starts a pile."""
     tr = Tracker(HouseRules(), 2)
     tr.TWIN_DEALT_DEPARTURE = on
     col = {"seat0:river3": ["AC"]}
+    waste = {"seat1:waste": ["JH", drawn_over or "AS"]}
     frames = [_table({0: "8C", 1: "4H"}, col)] * 3 + \
         [_table({0: "8C", 1: "4H"}, {**col, "seat1:waste": ["JH", "AS"]})] * 3 + \
-        [_table({0: "8C", 1: "4H"}, {**col, "seat1:waste": ["JH", "9S"]})] * 5 + \
-        [_table({0: "8C", 1: "4H"}, {"seat0:river3": [], "seat1:waste": ["JH", "9S"],
-                                     "lake:0": ["AS"]})] * 8
+        [_table({0: "8C", 1: "4H"}, {**col, **waste})] * 5 + \
+        [_table({0: "8C", 1: "4H"}, {"seat0:river3": [], **waste, "lake:0": ["AS"]})] * 8
     _feed_views(tr, frames)
     tr.finish()
     return tr
@@ -3318,3 +3319,9 @@ def test_a_dealt_card_read_as_its_twin_that_lands_on_the_lake_is_its_seats():
     tr = _dealt_twin_leaves(False)
     assert _moves(tr.log()) == [(1, "AS", "seat1:waste", "lake:0")]
     assert tr.table.score().lake_cards == [0, 1]
+    # seat 1's AS still shows on its waste as the pile's lands (another deck's): seat 0's
+    tr = _dealt_twin_leaves(True, drawn_over="")
+    assert _moves(tr.log()) == [(0, "AS", "seat0:river3", "lake:0")]
+    # without it, no seat lost an AS: the pile's is never credited
+    tr = _dealt_twin_leaves(False, drawn_over="")
+    assert _moves(tr.log()) == [] and tr.table.score().lake_cards == [0, 0]
