@@ -999,13 +999,9 @@ class Tracker:
         """See :attr:`TWIN_DEALT_DEPARTURE`; whether the deal was corrected."""
         table = self.table
         assert table is not None
-        if code not in ALL_CODES:
+        twin = _twin(code)
+        if twin is None:
             return False
-        card = Card.parse(code)
-        twin_suit = _TWIN_SUIT.get(card.suit)
-        if twin_suit is None:
-            return False
-        twin = Card(card.rank, twin_suit).code
         found = []
         for seat, deal in enumerate(self._deal_lists):
             if (seat, code) in self.named or (seat, code) in self.known or \
@@ -2525,14 +2521,9 @@ class Tracker:
         needed); whether it was."""
         table = self.table
         assert table is not None
-        if code not in ALL_CODES or (j := self.lake_map.get(dest)) is None or \
-                j >= len(table.lake):
+        twin = _twin(code)
+        if twin is None or (j := self.lake_map.get(dest)) is None or j >= len(table.lake):
             return False
-        card = Card.parse(code)
-        twin_suit = _TWIN_SUIT.get(card.suit)
-        if twin_suit is None:
-            return False
-        twin = Card(card.rank, twin_suit).code
         free = self._free_spots(twin, dest)
         pool = self._waste_candidates(twin, dest, free, landed)
         spots = []
@@ -4372,6 +4363,16 @@ def _builds_up(card: str, base: str) -> bool:
 
 #: the other suit of each suit's colour
 _TWIN_SUIT = {"C": "S", "S": "C", "D": "H", "H": "D"}
+
+
+def _twin(code: str) -> str | None:
+    """The card of the same rank in the other suit of its colour (5S → 5C), or None for
+    a code that is no plain card."""
+    if code not in ALL_CODES:
+        return None
+    card = Card.parse(code)
+    suit = _TWIN_SUIT.get(card.suit)  # type: ignore[arg-type]
+    return None if suit is None else Card(card.rank, suit).code
 
 
 def _covered_run(exp: tuple[str, ...], seen: tuple[str, ...]) -> bool:
