@@ -995,13 +995,14 @@ class Tracker:
     #: how close to the landing the dealt twin must have been seen last on its column
     TWIN_DEPARTURE_MS = 2000.0
 
-    def _twin_dealt_departure(self, code: str, landed: float) -> bool:
-        """See :attr:`TWIN_DEALT_DEPARTURE`; whether the deal was corrected."""
+    def _twin_dealt_departure(self, code: str, pile: str, landed: float) -> bool:
+        """See :attr:`TWIN_DEALT_DEPARTURE` (``pile``: the engine's lake place the card
+        lands on); whether the deal was corrected."""
         table = self.table
         assert table is not None
         twin = _twin(code)
-        if twin is None:
-            return False
+        if twin is None or not _fits(table, code, pile):
+            return False  # (only a card the pile's cards agree with)
         found = []
         for seat, deal in enumerate(self._deal_lists):
             if (seat, code) in self.named or (seat, code) in self.known or \
@@ -1520,8 +1521,9 @@ class Tracker:
                 seen_best, *_rest, dep_best = self._rank_of(best, code, landed, pool, lost, st)
                 # (a guess among hidden cards, a place never seen with it, or one that
                 # still shows it: no seen departure of the card itself)
+                pile = f"lake:{self.lake_map.get(dest, len(table.lake))}"
                 if (best in pool or not seen_best or dep_best == 1) and \
-                        self._twin_dealt_departure(code, landed):
+                        self._twin_dealt_departure(code, pile, landed):
                     return True  # (the deal corrected: the column is the source next pass)
             glimpsed = None
             if self.EARLIER_WASTE_GLIMPSE and best not in pool:

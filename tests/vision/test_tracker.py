@@ -3290,18 +3290,19 @@ def test_a_pile_read_as_a_card_no_seat_lost_takes_the_twin_seen_leaving():
     assert tr.table.score().lake_cards == [1, 0]
 
 
-def _dealt_twin_leaves(on: bool, drawn_over: str = "9S") -> Tracker:
+def _dealt_twin_leaves(on: bool, drawn_over: str = "9S", rank: str = "A") -> Tracker:
     """Seat 0's last column is dealt an AS read AC; seat 1's waste shows an AS, then a draw
     over it (``drawn_over``, or none: the AS stays); then seat 0's column shows empty as an
-    AS starts a pile."""
+    AS starts a pile (with ``rank``: that rank's cards instead of the aces)."""
     tr = Tracker(HouseRules(), 2)
     tr.TWIN_DEALT_DEPARTURE = on
-    col = {"seat0:river3": ["AC"]}
-    waste = {"seat1:waste": ["JH", drawn_over or "AS"]}
+    club, spade = f"{rank}C", f"{rank}S"
+    col = {"seat0:river3": [club]}
+    waste = {"seat1:waste": ["JH", drawn_over or spade]}
     frames = [_table({0: "8C", 1: "4H"}, col)] * 3 + \
-        [_table({0: "8C", 1: "4H"}, {**col, "seat1:waste": ["JH", "AS"]})] * 3 + \
+        [_table({0: "8C", 1: "4H"}, {**col, "seat1:waste": ["JH", spade]})] * 3 + \
         [_table({0: "8C", 1: "4H"}, {**col, **waste})] * 5 + \
-        [_table({0: "8C", 1: "4H"}, {"seat0:river3": [], **waste, "lake:0": ["AS"]})] * 8
+        [_table({0: "8C", 1: "4H"}, {"seat0:river3": [], **waste, "lake:0": [spade]})] * 8
     _feed_views(tr, frames)
     tr.finish()
     return tr
@@ -3325,3 +3326,8 @@ def test_a_dealt_card_read_as_its_twin_that_lands_on_the_lake_is_its_seats():
     # without it, no seat lost an AS: the pile's is never credited
     tr = _dealt_twin_leaves(False, drawn_over="")
     assert _moves(tr.log()) == [] and tr.table.score().lake_cards == [0, 0]
+    # a read the pile's cards do not agree with (a 2S starting a pile) corrects no deal
+    tr = _dealt_twin_leaves(True, rank="2")
+    deal = next(e for e in tr.log() if e["type"] == "deal" and e["seat"] == 0)
+    assert deal["river"][3] == ["2C"]
+    assert all(m[2] != "seat0:river3" for m in _moves(tr.log()))
