@@ -1,0 +1,83 @@
+"""Where the real path's misses are, summed over kept observations: the simulator's moves the
+tracker did not report, grouped by (source kind, destination kind, what the tracker did with
+that card nearby), the tracker's extra moves grouped the same way, and each round's lake
+cards and nertz cards left against the truth.
+
+    python -m scripts.diag_misses cache/real26
+    python -m scripts.diag_misses cache/real26 --only r8,r14 --list
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from scripts.diag_replay import _fmt, run, unmatched
+from scripts.sum_replay import round_dirs
+
+#: how far apart in time a tracker move of the same card may be to count as "near"
+NEAR_MS = 8000
+
+
+def kind(place: str) -> str:
+    """``lake``, ``river``, ``waste``, ``nertz`` or ``stock`` for a place name."""
+    if place.startswith("lake"):
+        return "lake"
+    return place.split(":")[1].rstrip("0123456789")
+
+
+def cause(miss: dict[str, Any], got: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    """What the tracker did with a missed move's card near it: ``none``, ``wrong seat``,
+    ``wrong src`` or ``other`` (same seat and source, another time or run length); and
+    those moves."""
+    near = [g for g in got if g["card"] == miss["card"] and kind(g["to"]) == kind(miss["to"])
+            and abs(g["t_ms"] - miss["t_ms"]) < NEAR_MS]
+    if not near:
+        return "none", near
+    if near[0]["seat"] != miss["seat"]:
+        return "wrong seat", near
+    return ("wrong src" if near[0]["from"] != miss["from"] else "other"), near
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("cache", type=Path)
+    p.add_argument("--only", default=None, help="comma-separated round folders, e.g. r1,r18")
+    p.add_argument("--list", action="store_true", help="print every missed move")
+    args = p.parse_args(argv)
+    dirs = round_dirs(args.cache, set(args.only.split(",")) if args.only else None)
+    if not dirs:
+        p.error(f"no round folders with kept observations under {args.cache}")
+    missed: Counter[tuple[str, str, str]] = Counter()
+    extra: Counter[tuple[str, str]] = Counter()
+    for d in dirs:
+        log = next(d.glob("r*fps.jsonl"))
+        obs = max(d.glob(f"{log.stem}.incremental*.observations.pkl"),
+                  key=lambda q: q.stat().st_mtime)
+        truth, tracker = run(log, log.with_name(log.name.replace(".jsonl", ".labels.jsonl")),
+                             obs)
+        got = [e for e in tracker.log() if e["type"] == "move"]
+        misses, extras = unmatched([e for e in truth if e["type"] == "move"], got)
+        for m in misses:
+            why, near = cause(m, got)
+            missed[(kind(m["from"]), kind(m["to"]), why)] += 1
+            if args.list:
+                print(f"{d.name:>4} MISS {_fmt(m)} | {why} | " + "; ".join(_fmt(g) for g in near))
+        for x in extras:
+            extra[(kind(x["from"]), kind(x["to"]))] += 1
+        t_end = next(e for e in truth if e["type"] == "round_end")
+        g_end = next((e for e in tracker.log() if e["type"] == "round_end"), {})
+        print(f"{d.name:>4} lake cards {t_end['lake_cards']} got {g_end.get('lake_cards')}; "
+              f"nertz left {t_end['nertz_left']} got {g_end.get('nertz_left')}")
+    print(f"missed {sum(missed.values())}:")
+    for (src, dst, why), n in missed.most_common():
+        print(f"  {src:>5} -> {dst:<5} {why:<10} {n}")
+    print(f"extra {sum(extra.values())}:")
+    for (src, dst), n in extra.most_common():
+        print(f"  {src:>5} -> {dst:<5} {n}")
+
+
+if __name__ == "__main__":
+    main()

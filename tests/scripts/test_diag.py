@@ -1,0 +1,28 @@
+"""The real-path diagnostics' classing of misses and column views."""
+
+from __future__ import annotations
+
+from scripts.diag_columns import classify
+from scripts.diag_misses import cause, kind
+
+
+def test_a_column_view_is_classed_against_the_engine_and_the_truth():
+    assert classify(("9S", "8D"), ("9S", "8D"), ("9S", "8D")) is None
+    assert classify((), ("9S",), ()) == "cam empty"
+    assert classify(("9S",), ("9S", "8D"), ("9S",)) == "left unseen"
+    assert classify(("3H",), ("6S",), ("6S", "5D", "4S", "3H")) == "arrived unseen"
+    assert classify(("2C",), ("4S", "3H"), ("4S", "3H", "2S")) == "cam misread"
+    # with no labels for the frame, a differing top is judged against the engine alone
+    assert classify(("3H",), ("6S",), None) == "arrived unseen"
+
+
+def test_a_missed_move_is_classed_by_what_the_tracker_did_with_its_card_nearby():
+    miss = {"seat": 0, "card": "3H", "from": "seat0:waste", "to": "lake:1", "t_ms": 31000}
+    assert kind(miss["from"]) == "waste" and kind(miss["to"]) == "lake"
+    assert kind("seat2:river3") == "river"
+    other_seat = {**miss, "seat": 1, "from": "seat1:waste", "t_ms": 31500, "to": "lake:4"}
+    assert cause(miss, [other_seat]) == ("wrong seat", [other_seat])
+    nertz = {**miss, "from": "seat0:nertz"}
+    assert cause(miss, [nertz])[0] == "wrong src"
+    assert cause(miss, [{**miss, "t_ms": 45000}])[0] == "none"  # (too late to be it)
+    assert cause(miss, [{**miss, "to": "seat0:river2"}])[0] == "none"  # (not to the lake)
