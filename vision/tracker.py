@@ -829,8 +829,19 @@ class Tracker:
                 legal = False
             if not legal and exp and self.EMPTIED_COLUMN_FITS and self._seen_bare(place):
                 legal = self._may_fill(seat, code, where)
+            if not legal and self.WASTE_SEEN_FITS_COLUMN and where.kind == "waste" and \
+                    self._fits_column(code, place) and self._waste_gone(seat, code) and \
+                    self.t_ms - self.seen_at.get((f"seat{seat}:waste", code), -1e9) \
+                    <= self.pool_window_ms:
+                return 0.5  # (the engine's waste out of step: seen on top lately, gone)
             return 1.0 if legal else self.UNLIKELY
         return self.UNLIKELY
+
+    #: a card of the seat's waste that the waste showed lately and shows no more is a
+    #: likely read on one of its columns it fits, even where the engine's waste holds it
+    #: under other cards (real path, round 6: seat 0's QS, seen on its waste after a
+    #: recycle and then on its column, gave way to the reader's alternative QC)
+    WASTE_SEEN_FITS_COLUMN = True
 
     #: a column last seen empty in plain view while the engine still holds cards there
     #: (they left unseen): a card that may start an empty column fits it (real path,

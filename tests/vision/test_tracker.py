@@ -3331,3 +3331,32 @@ def test_a_dealt_card_read_as_its_twin_that_lands_on_the_lake_is_its_seats():
     deal = next(e for e in tr.log() if e["type"] == "deal" and e["seat"] == 0)
     assert deal["river"][3] == ["2C"]
     assert all(m[2] != "seat0:river3" for m in _moves(tr.log()))
+
+
+def _waste_card_under_a_draw_lands(on: bool) -> Tracker:
+    """Seat 0's waste shows 4D JS, then a 5H over them; then the waste shows the 4D alone
+    as its QD column shows a JS on it (read JS, the JC as next read)."""
+    tr = Tracker(HouseRules(), 2)
+    tr.WASTE_SEEN_FITS_COLUMN = on
+    alts = {("seat0:river1", "JS"): (("JC", 0.35),)}
+    frames = [_table({0: "8C", 1: "4H"})] * 4 + \
+        [_table({0: "8C", 1: "4H"}, {"seat0:waste": ["4D", "JS"]})] * 8 + \
+        [_table({0: "8C", 1: "4H"}, {"seat0:waste": ["4D", "JS", "5H"]})] * 8 + \
+        [_table({0: "8C", 1: "4H"}, {"seat0:waste": ["4D"],
+                                     "seat0:river1": ["QD", "JS"]})] * 30
+    for n, places in enumerate(frames):
+        tr.update(_obs_alts(n, places, alts))
+    tr.finish()
+    return tr
+
+
+def test_a_card_seen_on_the_waste_lately_is_a_likely_read_on_a_column_it_fits():
+    # the engine holds the JS under the 5H in the waste (the waste's views are not always
+    # in step), but the waste showed it lately and shows it no more: the column's JS read
+    # stands, and it is played from the waste
+    tr = _waste_card_under_a_draw_lands(True)
+    assert _moves(tr.log()) == [(0, "JS", "seat0:waste", "seat0:river1")]
+    assert [c.code for c in tr.table.layouts[0].river[1]] == ["QD", "JS"]
+    # without it, the read gives way to the reader's alternative, a hidden card that fits
+    tr = _waste_card_under_a_draw_lands(False)
+    assert _moves(tr.log()) == [(0, "JC", "seat0:waste", "seat0:river1")]
