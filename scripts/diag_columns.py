@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from rules import HouseRules
+from scripts.sum_replay import kept_files
 from vision.observation import observation_from_labels
 from vision.tracker import Tracker
 
@@ -41,10 +42,7 @@ def classify(cam: tuple[str, ...], eng: tuple[str, ...], truth: tuple[str, ...] 
 
 def measure(d: Path) -> tuple[float, dict[str, float], list[tuple[Any, ...]]]:
     """Column time (ms), time per class, and the spells (place, class, start, end, views)."""
-    log = next(d.glob("r*fps.jsonl"))
-    obs_file = max(d.glob(f"{log.stem}.incremental*.observations.pkl"),
-                   key=lambda q: q.stat().st_mtime)
-    labels = log.with_name(log.name.replace(".jsonl", ".labels.jsonl"))
+    log, labels, obs_file = kept_files(d)
     truth = {line["frame"]: observation_from_labels(line)
              for line in map(json.loads, labels.read_text().splitlines())
              if line.get("type") != "header"}

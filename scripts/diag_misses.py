@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from scripts.diag_replay import _fmt, run, unmatched
-from scripts.sum_replay import round_dirs
+from scripts.sum_replay import kept_files, round_dirs
 
 #: how far apart in time a tracker move of the same card may be to count as "near"
 NEAR_MS = 8000
@@ -53,11 +53,7 @@ def main(argv: list[str] | None = None) -> None:
     missed: Counter[tuple[str, str, str]] = Counter()
     extra: Counter[tuple[str, str]] = Counter()
     for d in dirs:
-        log = next(d.glob("r*fps.jsonl"))
-        obs = max(d.glob(f"{log.stem}.incremental*.observations.pkl"),
-                  key=lambda q: q.stat().st_mtime)
-        truth, tracker = run(log, log.with_name(log.name.replace(".jsonl", ".labels.jsonl")),
-                             obs)
+        truth, tracker = run(*kept_files(d))
         got = [e for e in tracker.log() if e["type"] == "move"]
         misses, extras = unmatched([e for e in truth if e["type"] == "move"], got)
         for m in misses:

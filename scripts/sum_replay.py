@@ -34,12 +34,17 @@ def round_dirs(cache: Path, only: set[str] | None = None) -> list[Path]:
     return sorted(found, key=lambda d: int(d.name[1:]))
 
 
-def score_round(d: Path) -> dict[str, Any]:
-    """``compare``'s counts for one round folder (its newest kept observations)."""
+def kept_files(d: Path) -> tuple[Path, Path, Path]:
+    """A round folder's event log, render labels and newest kept gated observations."""
     log = next(d.glob("r*fps.jsonl"))
     obs = max(d.glob(f"{log.stem}.incremental*.observations.pkl"),
               key=lambda q: q.stat().st_mtime)
-    truth, tracker = run(log, log.with_name(log.name.replace(".jsonl", ".labels.jsonl")), obs)
+    return log, log.with_name(log.name.replace(".jsonl", ".labels.jsonl")), obs
+
+
+def score_round(d: Path) -> dict[str, Any]:
+    """``compare``'s counts for one round folder (its newest kept observations)."""
+    truth, tracker = run(*kept_files(d))
     return compare(truth, tracker.log())
 
 

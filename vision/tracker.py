@@ -975,33 +975,52 @@ class Tracker:
                         self._last_touched(name) > 0 or (seat, have) in self.named or \
                         (seat, want) in self.named or (seat, want) in self.known:
                     continue  # (touched since the deal, or either card's place is known)
-                where = table.where(want, seat)
-                if where is None or where.kind not in ("nertz", "stock", "waste"):
-                    continue
-                hidden = next((lst for lst in (deal["nertz"], deal["stock"]) if want in lst),
-                              None)
-                if hidden is None:
-                    continue
-                k = hidden.index(want)
-                hidden[k], col[0] = have, want
-                fresh = self._rebuilt(self.records)
-                if fresh is None or [c.code for c in fresh.pile(name)] != [want]:
-                    hidden[k], col[0] = want, have
-                    continue
-                self.table = fresh
-                self.known.add((seat, want))
-                self.known.discard((seat, have))
-                return True
+                if self._deal_to_column(seat, i, want):
+                    return True
         return False
+
+    def _hidden_in_deal(self, seat: int, code: str) -> list[str] | None:
+        """The deal hypothesis' nertz or stock list that holds ``code`` of ``seat`` while
+        the engine has it among the seat's hidden places (nertz, stock, waste), else
+        None."""
+        assert self.table is not None
+        deal = self._deal_lists[seat]
+        where = self.table.where(code, seat)
+        if where is None or where.kind not in ("nertz", "stock", "waste"):
+            return None
+        return next((lst for lst in (deal["nertz"], deal["stock"]) if code in lst), None)
+
+    def _deal_to_column(self, seat: int, i: int, want: str) -> bool:
+        """Put the hidden ``want`` on the seat's dealt column ``i`` in the deal hypothesis
+        (the column's card goes among the hidden cards in its place) and rebuild the
+        engine; nothing changes when ``want`` is not hidden or the history will not
+        replay."""
+        table = self.table
+        assert table is not None
+        deal = self._deal_lists[seat]
+        col, name = deal["river"][i], f"seat{seat}:river{i}"
+        hidden = self._hidden_in_deal(seat, want)
+        if hidden is None:
+            return False
+        have, k = col[0], hidden.index(want)
+        hidden[k], col[0] = have, want
+        fresh = self._rebuilt(self.records)
+        if fresh is None or [c.code for c in fresh.pile(name)] != [want]:
+            hidden[k], col[0] = want, have
+            return False
+        self.table = fresh
+        self.known.add((seat, want))
+        self.known.discard((seat, have))
+        return True
 
     #: a lake card X that lands while no place was seen losing it (none seen holding it,
     #: a waste whose card is one of the seat's hidden ones, or places that still show it),
-    #: as a column untouched since the deal that
-    #: showed X's twin (same rank, the other suit of its colour) is seen losing its card:
-    #: the deal misread that card, which is X (the pile's read is the one the rules agree
-    #: with). The deal hypothesis takes X on the column (the twin goes among the seat's
-    #: hidden cards), and the column is then the card's source (real path, round 14: seat
-    #: 0's dealt 2S, read 2C, landed on the spade pile and was credited to seat 3's waste)
+    #: as a column untouched since the deal that showed X's twin (same rank, the other
+    #: suit of its colour) is seen losing its card: the deal misread that card, which is X
+    #: (the pile's read is the one the rules agree with). The deal hypothesis takes X on
+    #: the column (the twin goes among the seat's hidden cards), and the column is then
+    #: the card's source (real path, round 14: seat 0's dealt 2S, read 2C, landed on the
+    #: spade pile and was credited to seat 3's waste)
     TWIN_DEALT_DEPARTURE = True
     #: how close to the landing the dealt twin must have been seen last on its column
     TWIN_DEPARTURE_MS = 2000.0
@@ -1025,26 +1044,15 @@ class Tracker:
                 if col != [twin] or [c.code for c in table.pile(name)] != [twin] or \
                         self._last_touched(name) > 0 or seen is None or \
                         not landed - self.TWIN_DEPARTURE_MS <= seen <= landed + 300 or \
-                        self._departed(name, twin) != 3:
+                        self._departed(name, twin) != 3 or \
+                        self._hidden_in_deal(seat, code) is None:
                     continue
-                hidden = next((lst for lst in (deal["nertz"], deal["stock"]) if code in lst),
-                              None)
-                where = table.where(code, seat)
-                if hidden is not None and where is not None and \
-                        where.kind in ("nertz", "stock", "waste"):
-                    found.append((seat, col, hidden, name, seen))
+                found.append((seat, i, name, seen))
         if len(found) != 1:
             return False
-        seat, col, hidden, name, seen = found[0]
-        k = hidden.index(code)
-        hidden[k], col[0] = twin, code
-        fresh = self._rebuilt(self.records)
-        if fresh is None or [c.code for c in fresh.pile(name)] != [code]:
-            hidden[k], col[0] = code, twin
+        seat, i, name, seen = found[0]
+        if not self._deal_to_column(seat, i, code):
             return False
-        self.table = fresh
-        self.known.add((seat, code))
-        self.known.discard((seat, twin))
         self.seen_at[(name, code)] = seen  # (the card seen there, read as its twin)
         return True
 
@@ -2500,7 +2508,8 @@ class Tracker:
             action = records[i].action
             assert isinstance(action, Move)
             old = action.card
-            new = Card(Card.parse(old).rank, card.suit).code
+            new = _twin(old)
+            assert new is not None  # (the pile's cards are all of the twin suit)
             owner = self._owner(action)
             read_so = new in [a for a, _p in records[i].evidence.get("reads", ())]
             alternatives += read_so
