@@ -3360,3 +3360,30 @@ def test_a_card_seen_on_the_waste_lately_is_a_likely_read_on_a_column_it_fits():
     # without it, the read gives way to the reader's alternative, a hidden card that fits
     tr = _waste_card_under_a_draw_lands(False)
     assert _moves(tr.log()) == [(0, "JC", "seat0:waste", "seat0:river1")]
+
+
+def _nertz_read_against_the_engine(ratio_alt: float, frames: int, switch: bool = True
+                                   ) -> tuple[str, ...] | None:
+    """Seat 0's nertz pile shows AS, then a card read 9C (with the AS the engine still has
+    there as the reader's alternative at ``ratio_alt``) for ``frames`` views in plain view;
+    the engine holds seat 0's 9C on its column, so the read fits nothing. The pile's
+    committed view at the end."""
+    tr = Tracker(HouseRules(), 2)
+    if not switch:
+        tr.PERSISTENT_READ_KINDS = ()
+    alts = {("seat0:nertz", "9C"): (("AS", ratio_alt),)}
+    seq = [_table({0: "AS", 1: "5D"})] * 5 + [_table({0: "9C", 1: "5D"})] * frames
+    for n, places in enumerate(seq):
+        tr.update(_obs_alts(n, places, alts))
+    return tr.states["seat0:nertz"].stable
+
+
+def test_a_sure_nertz_read_shown_for_a_while_is_believed_over_the_engines_card():
+    # read 9C at 0.915 against the engine's AS at 0.085 (10.8 times likelier; a card
+    # known elsewhere needs 12.5): for 2 s the AS stands, after 3 s in plain view the read
+    # is believed
+    assert _nertz_read_against_the_engine(0.085, 20) == ("AS",)
+    assert _nertz_read_against_the_engine(0.085, 40) == ("9C",)
+    assert _nertz_read_against_the_engine(0.085, 40, switch=False) == ("AS",)
+    # a read only twice as likely as the engine's card never wins by persisting
+    assert _nertz_read_against_the_engine(0.3, 40) == ("AS",)
