@@ -1952,6 +1952,14 @@ class Tracker:
     #: 0.4 s before the pile showed a 10D, was credited to seat 1's waste 10D last seen
     #: 6.6 s before, and laid on it as a misplacement)
     RECREDIT_TOP = True
+    #: the kinds of place a pile card may be re-credited from (a column top too: round
+    #: 13, seat 0's 7H credited from its column, not seen there for 2 s, was seat 2's)
+    RECREDIT_KINDS: tuple[str, ...] = ("waste", "nertz", "river")
+    #: when the history does not replay with the pile card back at the place it was first
+    #: credited from (later plays there need it gone), it left that place unseen (real
+    #: path, round 13: seat 1's 4H, credited from its waste as seat 0's column 4H landed,
+    #: had a 2S under it played later; seat 0's 4H was then laid on it, flagged)
+    RECREDIT_TOP_LOSES = True
     RECREDIT_STALE_MS = 2000.0
     RECREDIT_SLACK_MS = 300.0
 
@@ -1971,7 +1979,7 @@ class Tracker:
         rec = self.records[r]
         top = rec.action
         assert isinstance(top, Move)
-        if top.src == move.src or self._kind(top.src) not in ("waste", "nertz") or \
+        if top.src == move.src or self._kind(top.src) not in self.RECREDIT_KINDS or \
                 left > rec.t_ms + self.RECREDIT_SLACK_MS:
             return False
         shown = self.seen_at.get((self._obs_place_of(top.src), move.card))
@@ -1987,8 +1995,21 @@ class Tracker:
                              evidence=evidence)
         before = [x.flags for x in self.records]
         if not self._rewrite_history(records, before):
-            return False
-        self._forget_unless_named(self._owner(top), top.card)
+            if not self.RECREDIT_TOP_LOSES:
+                return False
+            # the pile's card came from elsewhere, and yet later plays need the card gone
+            # from where it was credited from (a waste's cards under it): it left unseen
+            records.insert(r + 1, _Record(Unseen(top.seat, top.card, top.src), rec.t_ms,
+                                          rec.frame, rec.frames, True, {
+                                              "why": f"{top.card} left {top.src} unseen: "
+                                                     f"the {move.card} on {move.dst} was "
+                                                     f"{move.src}'s"}))
+            if not self._rewrite_history(records, [*before[:r + 1], [], *before[r + 1:]]):
+                return False
+            self.known.add((self._owner(top), top.card))
+            self.named.add((self._owner(top), top.card))
+        else:
+            self._forget_unless_named(self._owner(top), top.card)
         owner = self._owner(move)
         self.known.add((owner, move.card))
         self.named.add((owner, move.card))

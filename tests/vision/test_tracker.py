@@ -13,7 +13,7 @@ from pathlib import Path
 import cv2
 import pytest
 
-from rules import Draw, HouseRules
+from rules import Draw, HouseRules, Move
 from rules.log import replay, write_log
 from rules.simulator import simulate_round
 from vision.observation import Observation, PlaceView, SeenCard
@@ -3387,3 +3387,37 @@ def test_a_sure_nertz_read_shown_for_a_while_is_believed_over_the_engines_card()
     assert _nertz_read_against_the_engine(0.085, 40, switch=False) == ("AS",)
     # a read only twice as likely as the engine's card never wins by persisting
     assert _nertz_read_against_the_engine(0.3, 40) == ("AS",)
+
+
+
+def _nertz_card_recredited(loses: bool) -> Tracker:
+    """Seat 1's nertz AD starts a pile, and its next card 6H goes onto seat 1's 7S column.
+    Then the pile's AD is re-credited to seat 0's column AD (seen leaving as it landed;
+    seat 1's pile taken as not having shown its AD for 3 s before)."""
+    tr = Tracker(HouseRules(), 2)
+    tr.RECREDIT_TOP_LOSES = loses
+    col = {"seat0:river1": ["AD"]}
+    _feed_steps(tr, [(_table({0: "5C", 1: "AD"}, col), 20),
+                     (_table({0: "5C", 1: "6H"}, {**col, "lake:0": ["AD"]}), 20),
+                     (_table({0: "5C", 1: "9C"}, {**col, "lake:0": ["AD"],
+                                                  "seat1:river3": ["7S", "6H"]}), 20)])
+    landed = tr.records[0].t_ms
+    tr.seen_at[("seat1:nertz", "AD")] = landed - 3000.0
+    tr._recredit_top(Move(0, "AD", "seat0:river1", "lake:0"), landed)
+    return tr
+
+
+def test_a_pile_card_recredited_while_its_first_source_lost_it_too_leaves_that_unseen():
+    # seat 1's 6H, played after its AD, needs the AD gone from its nertz pile: re-crediting
+    # the pile's AD to seat 0's column keeps seat 1's AD gone, as left unseen (no points)
+    tr = _nertz_card_recredited(True)
+    assert _moves(tr.log()) == [(0, "AD", "seat0:river1", "lake:0"),
+                                (1, "6H", "seat1:nertz", "seat1:river3")]
+    assert [(e["seat"], e["card"], e["from"]) for e in tr.log() if e["type"] == "unseen"] \
+        == [(1, "AD", "seat1:nertz")]
+    assert not tr.flags() and tr.table.score().lake_cards == [1, 0]
+    assert tr.nertz_counts() == [13, 11]
+    # without it, the history does not replay with seat 1's AD back: nothing changes
+    tr = _nertz_card_recredited(False)
+    assert _moves(tr.log())[0] == (1, "AD", "seat1:nertz", "lake:0")
+    assert tr.table.score().lake_cards == [0, 1]
