@@ -4087,14 +4087,62 @@ class Tracker:
     #: round 20: seat 3's pile stuck on a misread KC, 6 of its 12 nertz plays missed)
     PASSED_NERTZ_TOP = True
     PASSED_SLACK_MS = 500.0
+    #: the same after one new top shown this long in plain view (longer than a card
+    #: stays in the hand that took it: 4 s in the race test), when it is one of the
+    #: seat's unplaced cards (not a card the seat has elsewhere: a take-back, a misread);
+    #: a card of the old top's rank, or the reader's other read of it, is the old top
+    #: misread: the engine's top is renamed to it, the count kept (real path, round 14:
+    #: seat 2's pile stuck on a 7H while the camera showed 6C, then JH; 12 rounds
+    #: 933 / 1098 found / reported, flags 92 -> 932 / 1088, 89, MAE 1.80 -> 1.76;
+    #: after 3 s: 932 / 1085, 88, 1.81; taking a misread top out too: 931 / 1083, 87, 1.69)
+    PASSED_ONE_TOP_MS: float | None = 4500.0
+    PASSED_MISREAD_SWAP = True
+
+    def _likely_misread(self, place: str, read: str | None, card: str) -> bool:
+        """``read`` at ``place`` may be ``card`` misread: the same rank (a suit of the
+        same colour or not), or ``card`` among the reader's other likely reads of it."""
+        if read is None or read not in ALL_CODES or card not in ALL_CODES:
+            return False
+        return Card.parse(read).rank == Card.parse(card).rank or \
+            card in (a for a, _p in self.reads.get((place, read), ()))
+
+    def _unplaced(self, seat: int, code: str | None) -> bool:
+        """``code`` is one of the seat's cards the engine has not placed: in its stock,
+        waste or nertz pile, never seen there."""
+        if self.table is None or code is None or code not in self._deck():
+            return False
+        where = self.table.where(code, seat)
+        return where is not None and where.kind in ("stock", "waste", "nertz") and \
+            (seat, code) not in self.known
 
     def _passed_nertz_top(self, seat: int, have: str, st: _PlaceState) -> bool:
         """See :attr:`PASSED_NERTZ_TOP`: commit the card's unseen leaving (inferred),
         timed when the first of the two tops settled."""
-        if not self.PASSED_NERTZ_TOP or len(st.tops) < 2:
+        if not self.PASSED_NERTZ_TOP or not st.tops:
+            return False
+        last = self.seen_at.get((f"seat{seat}:nertz", have))
+        if self.PASSED_ONE_TOP_MS is not None and st.stable and st.tops[-1][0] == \
+                st.stable[-1] != have and last is not None and last < st.tops[-1][1] and \
+                self.t_ms - st.tops[-1][1] >= self.PASSED_ONE_TOP_MS and not st.covered and \
+                self._unplaced(seat, st.tops[-1][0]):
+            b, tb = st.tops[-1]
+            if self.PASSED_MISREAD_SWAP and (seat, have) not in self.named and \
+                    self._likely_misread(f"seat{seat}:nertz", b, have):
+                # the engine's top was this card misread (a suit of its rank, or the
+                # reader's other read): it takes the card shown, the count unchanged
+                self._swap(seat, have, b)
+                if self.table is not None and self.table.layouts[seat].nertz and \
+                        self.table.layouts[seat].nertz[-1].code == b:
+                    self.known.add((seat, b))
+                    return True
+            return self._commit(Unseen(seat, have, f"seat{seat}:nertz"), tb, st.stable_frame,
+                                inferred=True,
+                                evidence={"why": f"the camera showed {b} on seat{seat}'s "
+                                                 f"nertz pile over {have} for "
+                                                 f"{self.t_ms - tb:.0f} ms"})
+        if len(st.tops) < 2:
             return False
         (a, ta), (b, tb) = st.tops[-2:]
-        last = self.seen_at.get((f"seat{seat}:nertz", have))
         if a is None or b is None or have in (a, b) or a == b or last is None or \
                 last >= ta or self.t_ms - ta < self.wait_ms + self.PASSED_SLACK_MS:
             return False  # (the first new top settled lately: its landing may be pending)

@@ -3421,3 +3421,31 @@ def test_a_pile_card_recredited_while_its_first_source_lost_it_too_leaves_that_u
     tr = _nertz_card_recredited(False)
     assert _moves(tr.log())[0] == (1, "AD", "seat1:nertz", "lake:0")
     assert tr.table.score().lake_cards == [0, 1]
+
+
+def _nertz_top_shown_over(new_top: str, frames: int, wait: float | None = 4500.0
+                          ) -> Tracker:
+    """Seat 0's nertz pile shows 5C at the deal, then ``new_top`` for ``frames`` views in
+    plain view, no card seen landing anywhere."""
+    tr = Tracker(HouseRules(), 2)
+    tr.PASSED_ONE_TOP_MS = wait
+    _feed_steps(tr, [(_table({0: "5C", 1: "5D"}), 10), (_table({0: new_top, 1: "5D"}), frames)])
+    return tr
+
+
+def test_a_nertz_top_shown_over_for_a_while_left_the_pile_unseen():
+    # the camera shows 9H on seat 0's pile for 5 s over the 5C the engine has there, and
+    # the 5C turns up nowhere: it left unseen (the pile counts 12), the 9H is the new top
+    tr = _nertz_top_shown_over("9H", 50)
+    assert [(e["type"], e["card"]) for e in tr.log() if e["type"] == "unseen"] == [
+        ("unseen", "5C")]
+    assert tr.nertz_counts() == [12, 13] and tr.table.layouts[0].nertz[-1].code == "9H"
+    # not after 4 s (a card may still be in the hand that took it), nor without the rule
+    assert _nertz_top_shown_over("9H", 40).nertz_counts() == [13, 13]
+    assert _nertz_top_shown_over("9H", 50, None).nertz_counts() == [13, 13]
+    # a card of the 5C's rank is the 5C misread: the pile's top is renamed, the count kept
+    tr = _nertz_top_shown_over("5S", 50)
+    assert tr.nertz_counts() == [13, 13] and tr.table.layouts[0].nertz[-1].code == "5S"
+    assert not [e for e in tr.log() if e["type"] == "unseen"]
+    # a card the seat has elsewhere (its river's 7H) is no next card of the pile
+    assert _nertz_top_shown_over("7H", 50).nertz_counts() == [13, 13]
