@@ -3449,3 +3449,53 @@ def test_a_nertz_top_shown_over_for_a_while_left_the_pile_unseen():
     assert not [e for e in tr.log() if e["type"] == "unseen"]
     # a card the seat has elsewhere (its river's 7H) is no next card of the pile
     assert _nertz_top_shown_over("7H", 50).nertz_counts() == [13, 13]
+
+
+def _top_gone_under_a_run(on: bool, twin_read: float = 0.0, run_reads: bool = True
+                          ) -> Tracker:
+    """Seat 0 builds JS on its QD column and 10H on its JC column; then, under hands, the
+    JS goes where the camera does not see it land and the JC 10H run is laid on the QD
+    (its JC read with JS as the reader's next read at ``twin_read``)."""
+    tr = Tracker(HouseRules(), 2)
+    tr.COLUMN_TOP_GONE, tr.MOVED_RUN_READS = on, run_reads
+    base = {"seat0:river0": ["JC"]}
+    steps = [_table({0: "JS", 1: "5D"}, base),
+             _table({0: "10H", 1: "5D"}, {**base, "seat0:river1": ["QD", "JS"]}),
+             _table({0: "4D", 1: "5D"}, {"seat0:river0": ["JC", "10H"],
+                                         "seat0:river1": ["QD", "JS"]}),
+             _table({0: "4D", 1: "5D"}, {"seat0:river0": [],
+                                         "seat0:river1": ["QD", "JC", "10H"]})]
+    n = 0
+    for places in steps:
+        for _ in range(20):
+            views = {p: PlaceView(p, [SeenCard(c, _spot(p), alternatives=(
+                (("JS", twin_read),) if (p, c) == ("seat0:river1", "JC") and twin_read
+                else ())) for c in codes]) for p, codes in places.items()}
+            tr.update(Observation(n, n * 100.0, views))
+            n += 1
+    return tr
+
+
+def test_a_column_top_replaced_by_a_run_from_elsewhere_left_first():
+    # the QD column shows JC 10H where the JS lay: the JS left first (unseen: no pile
+    # shows it), then the run came from the seat's other column
+    tr = _top_gone_under_a_run(True)
+    assert [(e["type"], e["card"], e["from"]) for e in tr.log() if e["type"] == "unseen"] \
+        == [("unseen", "JS", "seat0:river1")]
+    assert _moves(tr.log())[-1] == (0, "JC", "seat0:river0", "seat0:river1")
+    assert [c.code for c in tr.table.layouts[0].river[1]] == ["QD", "JC", "10H"]
+    assert not tr.table.layouts[0].river[0] and not tr.flags()
+    # without it, the engine keeps the JS there and never sees the run move
+    tr = _top_gone_under_a_run(False)
+    assert [c.code for c in tr.table.layouts[0].river[1]] == ["QD", "JS"]
+
+
+def test_a_fan_card_read_as_the_base_of_a_run_from_another_column_is_believed():
+    # the QD column's middle card is read JC (0.8) with JS (0.2), the engine's card there,
+    # as the next read; the 10H read over it is the rest of the seat's JC run: the run
+    # moved there, so the JC read stands
+    tr = _top_gone_under_a_run(True, twin_read=0.2)
+    assert [c.code for c in tr.table.layouts[0].river[1]] == ["QD", "JC", "10H"]
+    # without it, the read gives way to the engine's JS
+    tr = _top_gone_under_a_run(True, twin_read=0.2, run_reads=False)
+    assert [c.code for c in tr.table.layouts[0].river[1]] != ["QD", "JC", "10H"]
