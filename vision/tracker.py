@@ -755,9 +755,11 @@ class Tracker:
     #: shows it on top, the engine's pile lacking it, when there is one (it may lie there);
     #: else it left unseen (real path, round 14: seat 2's 9S went to the spade pile under
     #: hands, and the run 9C..5C laid on its 10H was never taken from its column; 12
-    #: rounds 932 / 1088 found / reported, flags 89, MAE 1.76 -> 935 / 1090, 86, 1.69).
+    #: rounds 932 / 1088 found / reported, flags 89, MAE 1.76 -> 934 / 1092, 88, 1.69).
     #: Left unseen only once the view has settled for :attr:`TOP_GONE_WAIT_MS` (round 18:
-    #: seat 1's 3S showed on its pile 0.3 s after its column showed it gone)
+    #: seat 1's 3S showed on its pile 0.3 s after its column showed it gone); not while a
+    #: pile has an identical card on or next to its top (a race for the pile, which the
+    #: identical-card rules decide: oracle round 14, seat 3's JS under seat 2's)
     COLUMN_TOP_GONE = True
     TOP_GONE_WAIT_MS = 1000.0
 
@@ -773,6 +775,8 @@ class Tracker:
             return False
         seat = Place.parse(dest).seat
         gone, new = exp[-1], seen[m]
+        if any(gone in (pl.card.code for pl in pile.placements[-2:]) for pile in table.lake):
+            return False  # (under or on its like: a race for the pile, decided elsewhere)
         if not any(s[2] == seat and not s[3] for s in self._free_spots(new, dest)):
             return False  # (the new card must come from somewhere in the seat's layout)
         action: Action = Unseen(seat, gone, dest)  # type: ignore[arg-type]
@@ -783,9 +787,8 @@ class Tracker:
             if not name.startswith("lake:") or j is None or j >= len(table.lake) or \
                     not st.stable or st.stable[-1] != gone:
                 continue
-            pls = table.lake[j].placements
             move = Move(seat, gone, dest, f"lake:{j}")  # type: ignore[arg-type]
-            if (not pls or pls[-1].card.code != gone) and table.is_legal(move) is True:
+            if table.is_legal(move) is True:
                 action, t = move, min(t, st.stable_t)
                 why += f", to {name}, which shows it"
                 break
@@ -798,7 +801,7 @@ class Tracker:
     #: moved there): it is not taken for the engine's own card there (real path, round
     #: 14: seat 2's 9C 8H 7C 6H 5C laid on its 10H, whose 9S had left unseen, read with
     #: the 9C as 9S, the engine's card, and the run was never seen moving; 12 rounds
-    #: with :attr:`COLUMN_TOP_GONE`: 935 -> 937 found, 1090 reported)
+    #: with :attr:`COLUMN_TOP_GONE`: 934 -> 936 found, 1092 reported)
     MOVED_RUN_READS = True
 
     def _run_from_elsewhere(self, place: str, code: str, above: tuple[str, ...]) -> bool:
