@@ -724,9 +724,10 @@ class Tracker:
             top = i == len(view.cards) - 1
             p_read = max(0.0, 1.0 - sum(p for _a, p in card.alternatives))
             prior = self._prior(place, card.code, exp, top)
-            if not top and prior < 1.0 and self.MOVED_RUN_READS and \
-                    self._kind(place) == "river" and \
-                    self._run_from_elsewhere(place, card.code, tuple(codes[i + 1:])):
+            if prior < 1.0 and self.MOVED_RUN_READS and self._kind(place) == "river" and (
+                    not top and self._run_from_elsewhere(place, card.code,
+                                                         tuple(codes[i + 1:]))
+                    or self.MOVED_RUN_FITS and self._in_moved_run(place, codes, i, exp)):
                 prior = 1.0
             best, score = card.code, p_read * prior
             if prior >= self.KEEP_PRIOR.get(self._kind(place), 0.5):
@@ -804,6 +805,36 @@ class Tracker:
     #: with :attr:`COLUMN_TOP_GONE`: 934 -> 936 found, 1092 reported)
     MOVED_RUN_READS = True
 
+    #: likewise a card read (the exposed one too) as part of a run the engine has on
+    #: another column of the seat, when the run's base is read below it here, building on
+    #: the card under it (real path, round 18: seat 1's 4H 3S 2D laid on its 6D 5S, read
+    #: 4H and 3S in turn, each known on the other column and held back as doubtful for
+    #: 12 s; the run was never seen moving and the seat's columns stayed out of step;
+    #: 12 rounds 936 / 1092 found / reported, flags 88 -> 939 / 1092, 87, MAE 1.69 both)
+    MOVED_RUN_FITS = True
+
+    def _in_moved_run(self, place: str, codes: list[str], i: int, exp: tuple[str, ...]
+                      ) -> bool:
+        """See :attr:`MOVED_RUN_FITS`: ``codes[k..i]`` (``codes`` resolved up to ``i``) are
+        in order the start of a run on another column of the seat, whose base ``codes[k]``
+        builds on ``codes[k - 1]`` (or starts the place's column, the engine's empty)."""
+        table = self.table
+        seat = Place.parse(place).seat
+        if table is None or seat is None:
+            return False
+        cols = {f"seat{seat}:river{j}": [c.code for c in col]
+                for j, col in enumerate(table.layouts[seat].river)}
+        for k in range(i - 1, -1, -1):  # (two of the run's cards read at least)
+            if k == 0 and exp or k > 0 and not _builds_down(codes[k], codes[k - 1]):
+                continue
+            for name, col in cols.items():
+                if name == place or codes[k] not in col:
+                    continue
+                run = tuple(col[col.index(codes[k]):])
+                if codes[i] in run and _in_order(tuple(codes[k:i + 1]), run):
+                    return True
+        return False
+
     def _run_from_elsewhere(self, place: str, code: str, above: tuple[str, ...]) -> bool:
         """``code`` lies on another column of the place's seat with at least one card on
         it, all of which are read above it here, in order."""
@@ -859,6 +890,34 @@ class Tracker:
     #: another column of the seat that is now seen empty, is that whole run (its top
     #: card(s) unread in the fan; real path, round 18: seat 1's 4H 3S 2D read 4H 3S)
     RUN_TOP_UNREAD = True
+    #: a run seen arriving on a column that may not lie there, the top part of all the
+    #: cards of another column of the seat now seen empty, whose first card may: that
+    #: whole column moved, its lower cards unread in the fan (real path, round 18: seat
+    #: 1's 6D 5S 4H 3S laid on its 7S, read 7S 4H 3S, taken for the 4H alone, flagged;
+    #: 12 rounds 939 / 1092, flags 87, MAE 1.69 -> 945 / 1095, 85, 1.77: round 18 85 ->
+    #: 91 of 96 found, no false flag left, but one lake card more on the wrong seat)
+    RUN_BASE_UNREAD = True
+
+    def _shows_empty(self, place: str) -> bool:
+        """The place's settled view is empty, in plain view."""
+        st = self.states.get(place)
+        return st is not None and st.stable == () and not st.covered
+
+    def _run_fits(self, spot: tuple[str, int, int, bool], dest: str, exp: tuple[str, ...],
+                  base: str | None = None) -> bool:
+        """The run at ``spot`` (from ``base``, else its length's card) may move onto
+        ``dest`` as the engine has it."""
+        table = self.table
+        assert table is not None
+        codes = [c.code for c in table.pile(spot[0])]
+        card = base if base is not None else codes[-spot[1]] if spot[1] <= len(codes) else None
+        if card is None or card not in codes:
+            return False
+        try:
+            return table.is_legal(Move(spot[2], card, spot[0], dest,
+                                       len(codes) - codes.index(card))) is True
+        except (ValueError, ImpossibleAction):
+            return False
 
     def _rest_on_column(self, seat: int | None, rest: tuple[str, ...], dest: str) -> bool:
         """Whether ``rest`` is the tail of one of ``seat``'s columns other than ``dest``
@@ -1559,6 +1618,23 @@ class Tracker:
                           and _in_order(run, self._tail(s[0], code))]
                 if len(gapped) == 1:
                     run = self._tail(gapped[0][0], code)
+            if kind == "river" and len(run) > 1 and not under and self.RUN_BASE_UNREAD and \
+                    not any(s[1] == len(run) and self._run_fits(s, dest, exp) for s in spots):
+                # a run whose base card(s) the fan's read misses, from a column now seen
+                # empty: the whole column moved (its base fits here, the run seen does not)
+                whole = [(f"seat{s[2]}:river{j}", s[2]) for s in spots if not s[3]
+                         for j, col in enumerate(self.table.layouts[s[2]].river)
+                         if f"seat{s[2]}:river{j}" == s[0] and col
+                         and _in_order(run, tuple(c.code for c in col))
+                         and self._shows_empty(s[0])]
+                if len(whole) == 1:
+                    col = self.table.layouts[whole[0][1]].river[
+                        int(whole[0][0].rsplit("river", 1)[1])]
+                    full = tuple(c.code for c in col)
+                    if self._run_fits((whole[0][0], len(full), whole[0][1], False), dest,
+                                      exp, full[0]):
+                        run, code = full, full[0]
+                        spots = self._free_spots(code, dest)
             if kind == "river" and len(run) > 1 and not under and self.RUN_TOP_UNREAD and \
                     not any(s[1] == len(run) for s in spots):
                 # a run whose top card(s) the fan's read misses, from a column now seen

@@ -3141,7 +3141,7 @@ def _run_moved_with_its_top_unread(on: bool) -> Tracker:
     camera reads the KS column as KS QD JC (the 10H's index unread) and the second column
     empty, and only later the whole run."""
     tr = Tracker(HouseRules(), 2)
-    tr.RUN_TOP_UNREAD = on
+    tr.RUN_TOP_UNREAD = tr.RUN_BASE_UNREAD = on  # (the latter takes whole columns too)
     _feed(tr, [_table({0: "JC", 1: "4C"}),
                _table({0: "10H", 1: "4C"}, {"seat0:river1": ["QD", "JC"]}),
                _table({0: "5S", 1: "4C"}, {"seat0:river1": ["QD", "JC", "10H"]}),
@@ -3499,3 +3499,47 @@ def test_a_fan_card_read_as_the_base_of_a_run_from_another_column_is_believed():
     # without it, the read gives way to the engine's JS
     tr = _top_gone_under_a_run(True, twin_read=0.2, run_reads=False)
     assert [c.code for c in tr.table.layouts[0].river[1]] != ["QD", "JC", "10H"]
+
+
+def _column_moved_whole(unread: bool, top_alternative: float = 0.0, **switches: bool
+                        ) -> Tracker:
+    """Seat 0 builds JC and 10H from its nertz pile on its QD column, then moves the whole
+    column onto its KS, whose view then misses the QD when ``unread`` (its top read with
+    10D as the reader's next read at ``top_alternative``)."""
+    tr = Tracker(HouseRules(), 2)
+    for name, value in switches.items():
+        setattr(tr, name, value)
+    landed = ["KS", "JC", "10H"] if unread else ["KS", "QD", "JC", "10H"]
+    steps = [_table({0: "JC", 1: "5D"}),
+             _table({0: "10H", 1: "5D"}, {"seat0:river1": ["QD", "JC"]}),
+             _table({0: "4D", 1: "5D"}, {"seat0:river1": ["QD", "JC", "10H"]}),
+             _table({0: "4D", 1: "5D"}, {"seat0:river1": [], "seat0:river0": landed})]
+    n = 0
+    for places in steps:
+        for _ in range(20):
+            views = {p: PlaceView(p, [SeenCard(c, _spot(p), alternatives=(
+                (("10D", top_alternative),) if (p, c) == ("seat0:river0", "10H") and
+                top_alternative else ())) for c in codes]) for p, codes in places.items()}
+            tr.update(Observation(n, n * 100.0, views))
+            n += 1
+    return tr
+
+
+def test_a_run_read_without_its_base_from_a_column_seen_empty_is_that_whole_column():
+    # the KS column is read KS JC 10H (the QD's strip unread), the QD column seen empty:
+    # the whole column moved, QD first, onto the KS (no JC on the KS, flagged)
+    tr = _column_moved_whole(True)
+    assert [c.code for c in tr.table.layouts[0].river[0]] == ["KS", "QD", "JC", "10H"]
+    assert not tr.table.layouts[0].river[1] and not tr.flags()
+    tr = _column_moved_whole(True, RUN_BASE_UNREAD=False)
+    assert [c.code for c in tr.table.layouts[0].river[0]] != ["KS", "QD", "JC", "10H"]
+
+
+def test_an_exposed_card_read_as_part_of_a_run_moved_from_another_column_stands():
+    # the 10H on top of the moved run is read 10H (0.8) or 10D (0.2, a hidden card that
+    # fits the JC): the 10H is known on the other column, but it lies there on the JC
+    # read here on the QD, so the run moved and the read stands
+    tr = _column_moved_whole(False, 0.2)
+    assert [c.code for c in tr.table.layouts[0].river[0]] == ["KS", "QD", "JC", "10H"]
+    tr = _column_moved_whole(False, 0.2, MOVED_RUN_FITS=False)
+    assert [c.code for c in tr.table.layouts[0].river[0]] != ["KS", "QD", "JC", "10H"]
