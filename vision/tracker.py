@@ -890,18 +890,33 @@ class Tracker:
     #: another column of the seat that is now seen empty, is that whole run (its top
     #: card(s) unread in the fan; real path, round 18: seat 1's 4H 3S 2D read 4H 3S)
     RUN_TOP_UNREAD = True
-    #: a run seen arriving on a column that may not lie there, the top part of all the
-    #: cards of another column of the seat now seen empty, whose first card may: that
-    #: whole column moved, its lower cards unread in the fan (real path, round 18: seat
+    #: a run (or card) seen arriving on a column that may not lie there, the top part of
+    #: a run of another column of the seat whose first card may, that column now showing
+    #: the card under that run on top (or nothing): that run moved, its lower cards unread
+    #: in the fan (real path, round 18: seat
     #: 1's 6D 5S 4H 3S laid on its 7S, read 7S 4H 3S, taken for the 4H alone, flagged;
     #: 12 rounds 939 / 1092, flags 87, MAE 1.69 -> 945 / 1095, 85, 1.77: round 18 85 ->
     #: 91 of 96 found, no false flag left, but one lake card more on the wrong seat)
     RUN_BASE_UNREAD = True
 
-    def _shows_empty(self, place: str) -> bool:
-        """The place's settled view is empty, in plain view."""
-        st = self.states.get(place)
-        return st is not None and st.stable == () and not st.covered
+    def _run_under_unread(self, spot: tuple[str, int, int, bool], run: tuple[str, ...],
+                          dest: str, exp: tuple[str, ...]) -> tuple[str, ...] | None:
+        """See :attr:`RUN_BASE_UNREAD`: the engine's run at ``spot``'s column from a card
+        under ``run[0]`` that may move onto ``dest``, when the column's settled view, in
+        plain view, now ends with the card under it (or is empty)."""
+        table = self.table
+        assert table is not None
+        st = self.states.get(spot[0])
+        col = tuple(c.code for c in table.pile(spot[0]))
+        if st is None or st.stable is None or st.covered or run[0] not in col:
+            return None
+        for b in range(col.index(run[0]) - 1, -1, -1):
+            rest = col[:b]
+            shown = st.stable[-1:] == rest[-1:] if rest else st.stable == ()
+            if shown and _in_order(run, col[b:]) and \
+                    self._run_fits((spot[0], len(col) - b, spot[2], False), dest, exp, col[b]):
+                return col[b:]
+        return None
 
     def _run_fits(self, spot: tuple[str, int, int, bool], dest: str, exp: tuple[str, ...],
                   base: str | None = None) -> bool:
@@ -1618,23 +1633,16 @@ class Tracker:
                           and _in_order(run, self._tail(s[0], code))]
                 if len(gapped) == 1:
                     run = self._tail(gapped[0][0], code)
-            if kind == "river" and len(run) > 1 and not under and self.RUN_BASE_UNREAD and \
+            if kind == "river" and run and not under and self.RUN_BASE_UNREAD and \
                     not any(s[1] == len(run) and self._run_fits(s, dest, exp) for s in spots):
-                # a run whose base card(s) the fan's read misses, from a column now seen
-                # empty: the whole column moved (its base fits here, the run seen does not)
-                whole = [(f"seat{s[2]}:river{j}", s[2]) for s in spots if not s[3]
-                         for j, col in enumerate(self.table.layouts[s[2]].river)
-                         if f"seat{s[2]}:river{j}" == s[0] and col
-                         and _in_order(run, tuple(c.code for c in col))
-                         and self._shows_empty(s[0])]
-                if len(whole) == 1:
-                    col = self.table.layouts[whole[0][1]].river[
-                        int(whole[0][0].rsplit("river", 1)[1])]
-                    full = tuple(c.code for c in col)
-                    if self._run_fits((whole[0][0], len(full), whole[0][1], False), dest,
-                                      exp, full[0]):
-                        run, code = full, full[0]
-                        spots = self._free_spots(code, dest)
+                # a run whose base card(s) the fan's read misses, from a column that now
+                # shows the card under that base on top (or nothing): that longer run moved
+                # (its base fits here, the run seen does not)
+                longer = [tail for s in spots if not s[3] and self._kind(s[0]) == "river"
+                          and (tail := self._run_under_unread(s, run, dest, exp))]
+                if len(longer) == 1:
+                    run, code = longer[0], longer[0][0]
+                    spots = self._free_spots(code, dest)
             if kind == "river" and len(run) > 1 and not under and self.RUN_TOP_UNREAD and \
                     not any(s[1] == len(run) for s in spots):
                 # a run whose top card(s) the fan's read misses, from a column now seen

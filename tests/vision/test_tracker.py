@@ -3543,3 +3543,26 @@ def test_an_exposed_card_read_as_part_of_a_run_moved_from_another_column_stands(
     assert [c.code for c in tr.table.layouts[0].river[0]] == ["KS", "QD", "JC", "10H"]
     tr = _column_moved_whole(False, 0.2, MOVED_RUN_FITS=False)
     assert [c.code for c in tr.table.layouts[0].river[0]] != ["KS", "QD", "JC", "10H"]
+
+
+def test_a_run_read_without_its_base_from_a_column_now_ending_under_it_is_that_run():
+    # seat 0's KC column holds QD JC 10H, moved onto its KS; the KS column is read KS JC
+    # 10H (the QD unread), the KC column shows its KC again: the QD JC 10H run moved
+    def feed(on: bool) -> Tracker:
+        tr = Tracker(HouseRules(), 2)
+        tr.RUN_BASE_UNREAD = on
+        _feed_views(tr, [_table({0: "QD", 1: "5D"}, {"seat0:river1": ["KC"]}),
+                         _table({0: "JC", 1: "5D"}, {"seat0:river1": ["KC", "QD"]}),
+                         _table({0: "10H", 1: "5D"}, {"seat0:river1": ["KC", "QD", "JC"]}),
+                         _table({0: "4D", 1: "5D"},
+                                {"seat0:river1": ["KC", "QD", "JC", "10H"]}),
+                         _table({0: "4D", 1: "5D"}, {"seat0:river1": ["KC"],
+                                                     "seat0:river0": ["KS", "JC", "10H"]})],
+                    repeat=20)
+        return tr
+
+    tr = feed(True)
+    assert [c.code for c in tr.table.layouts[0].river[0]] == ["KS", "QD", "JC", "10H"]
+    assert [c.code for c in tr.table.layouts[0].river[1]] == ["KC"] and not tr.flags()
+    tr = feed(False)
+    assert [c.code for c in tr.table.layouts[0].river[0]] != ["KS", "QD", "JC", "10H"]
