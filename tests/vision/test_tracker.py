@@ -2655,6 +2655,7 @@ def _nertz_top_misread_then_passed(on: bool) -> Tracker:
     tr = Tracker(HouseRules(), 2)
     tr.PASSED_NERTZ_TOP = on
     tr.NERTZ_SETTLED_OVER_TOP = on  # (it too takes the 2S off the pile over the KC)
+    tr.FINAL_NERTZ_TOPS = on  # (and this, at the end, the KC under the 4S)
     frames = [(_table({0: "AS", 1: "KC"}), 10),
               (_table({0: "9H", 1: "KC"}, {"lake:0": ["AS"]}), 10),
               (_table({0: "9H", 1: "2S"}, {"lake:0": ["AS"]}), 35),
@@ -2837,6 +2838,7 @@ def _column_with_a_phantom(on: bool) -> Tracker:
     them (a pip or a neighbour's corner read as an index)."""
     tr = Tracker(HouseRules(), 2)
     tr.DROP_COLUMN_PHANTOMS = on
+    tr.FINAL_NERTZ_TOPS = on  # (else the QH, the JC over it at the end, left unseen)
     _feed(tr, [_table({0: "QH", 1: "4H"}),
                _table({0: "JC", 1: "4H"}, {"seat0:river0": ["KS", "4D", "QH"]})], repeat=10)
     tr.finish()
@@ -3116,6 +3118,7 @@ def _dealt_column_misread_at_first(fix_ms: float | None) -> Tracker:
     after 3 s seat 0 lays its nertz QH on it."""
     tr = Tracker(HouseRules(), 2)
     tr.DEAL_COLUMN_FIX_MS = fix_ms
+    tr.FINAL_NERTZ_TOPS = fix_ms is not None  # (else the QH, under the 8C at the end, left)
     _feed_steps(tr, [(_table({0: "QH", 1: "4C"}, {"seat0:river0": ["JS"]}), 3),
                      (_table({0: "QH", 1: "4C"}), 30),
                      (_table({0: "8C", 1: "4C"}, {"seat0:river0": ["KS", "QH"]}), 30)])
@@ -3566,3 +3569,22 @@ def test_a_run_read_without_its_base_from_a_column_now_ending_under_it_is_that_r
     assert [c.code for c in tr.table.layouts[0].river[1]] == ["KC"] and not tr.flags()
     tr = feed(False)
     assert [c.code for c in tr.table.layouts[0].river[0]] != ["KS", "QD", "JC", "10H"]
+
+
+def _nertz_top_over_at_the_end(new_top: str, on: bool = True) -> Tracker:
+    """Seat 0's nertz pile shows 5C, then ``new_top`` for the video's last second."""
+    tr = Tracker(HouseRules(), 2)
+    tr.FINAL_NERTZ_TOPS = on
+    _feed_steps(tr, [(_table({0: "5C", 1: "5D"}), 30), (_table({0: new_top, 1: "5D"}), 10)])
+    tr.finish()
+    return tr
+
+
+def test_a_nertz_top_shown_over_at_the_end_of_the_video_left_the_pile():
+    # the 9H settled on seat 0's pile over its 5C a second before the video ends: no later
+    # frame can show where the 5C went, so it left unseen and the pile counts 12
+    assert _nertz_top_over_at_the_end("9H").nertz_counts() == [12, 13]
+    assert _nertz_top_over_at_the_end("9H", on=False).nertz_counts() == [13, 13]
+    # a card of its rank is the 5C misread: renamed, the count kept
+    tr = _nertz_top_over_at_the_end("5S")
+    assert tr.nertz_counts() == [13, 13] and tr.table.layouts[0].nertz[-1].code == "5S"
