@@ -3588,3 +3588,30 @@ def test_a_nertz_top_shown_over_at_the_end_of_the_video_left_the_pile():
     # a card of its rank is the 5C misread: renamed, the count kept
     tr = _nertz_top_over_at_the_end("5S")
     assert tr.nertz_counts() == [13, 13] and tr.table.layouts[0].nertz[-1].code == "5S"
+
+
+def _misread_top_after_its_card_left(guard: bool) -> Tracker:
+    """Seat 0's nertz pile reads 10S, then 10C (renamed), which goes onto its JD column;
+    the pile then shows 8S and 5C. The engine is then left holding the 10S on top (as a
+    swap of hidden cards can leave it), and the two-tops rule looks at it."""
+    tr = Tracker(HouseRules(), 2)
+    tr.PASSED_TWICE_GUARD = guard
+    jd = {"seat0:river1": ["JD"]}
+    _feed_steps(tr, [(_table({0: "10S", 1: "5D"}, jd), 20),
+                     (_table({0: "10C", 1: "5D"}, jd), 60),
+                     (_table({0: "8S", 1: "5D"}, {"seat0:river1": ["JD", "10C"]}), 40),
+                     (_table({0: "5C", 1: "5D"}, {"seat0:river1": ["JD", "10C"]}), 40)])
+    tr._swap(0, tr.table.layouts[0].nertz[-1].code, "10S")
+    assert tr.table.layouts[0].nertz[-1].code == "10S"
+    tr._passed_nertz_top(0, "10S", tr.states["seat0:nertz"])
+    return tr
+
+
+def test_a_misread_nertz_top_whose_card_left_since_is_not_counted_twice():
+    # the 10S was the 10C misread, and the 10C has left: the pile's top is renamed to the
+    # 5C the camera shows, the pile counting one card gone, not two
+    tr = _misread_top_after_its_card_left(True)
+    assert tr.table.layouts[0].nertz[-1].code == "5C" and tr.nertz_counts() == [12, 13]
+    assert not [e for e in tr.log() if e["type"] == "unseen"]
+    tr = _misread_top_after_its_card_left(False)
+    assert tr.nertz_counts() == [11, 13]
