@@ -624,6 +624,8 @@ class Tracker:
                     raw, doubtful = [*raw[:-1], own], False
             if place.kind == "river" and self.DROP_COLUMN_PHANTOMS:
                 raw = self._without_phantoms(name, raw)
+            if place.kind == "river" and self.ENGINE_CARD_IN_GAP:
+                raw = self._engine_cards_in_gaps(name, raw)
             codes, usable = self._view_codes(name, raw)
             if doubtful and usable:
                 # a read that fits nothing and is not sure: held back until it has shown
@@ -898,6 +900,27 @@ class Tracker:
     #: either side of it build on each other, and that the engine does not have there, is
     #: left out: a pip, a court figure or a neighbour's corner read as an index
     DROP_COLUMN_PHANTOMS = True
+
+    #: a card read under a column's top, where the engine has another card, that breaks
+    #: the run while the engine's card would build it (on the card read below, under the
+    #: card read above) is the engine's card misread (real path, round 8: seat 1's KD QS
+    #: JH 10C read KD 7H JH 10C, so the JH and 10C laid on the QS were never taken; 12
+    #: rounds 945 / 1095, MAE 1.58 -> 949 / 1096, 1.53, flags 85 both; 1080p 364 / 396
+    #: -> 367 / 398, MAE 0.93 both)
+    ENGINE_CARD_IN_GAP = True
+
+    def _engine_cards_in_gaps(self, place: str, codes: list[str]) -> list[str]:
+        """See :attr:`ENGINE_CARD_IN_GAP`."""
+        exp = self._expected(place)
+        out = list(codes)
+        for i in range(1, min(len(out) - 1, len(exp))):
+            here, want = out[i], exp[i]
+            if here != want and out[i - 1] == exp[i - 1] and want not in out and \
+                    here != "back" and not (_builds_down(here, out[i - 1]) and
+                                            _builds_down(out[i + 1], here)) and \
+                    _builds_down(want, out[i - 1]) and _builds_down(out[i + 1], want):
+                out[i] = want
+        return out
 
     def _without_phantoms(self, place: str, codes: list[str]) -> list[str]:
         """A column's codes without the cards that cannot lie where they were read: not

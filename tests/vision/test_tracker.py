@@ -3615,3 +3615,24 @@ def test_a_misread_nertz_top_whose_card_left_since_is_not_counted_twice():
     assert not [e for e in tr.log() if e["type"] == "unseen"]
     tr = _misread_top_after_its_card_left(False)
     assert tr.nertz_counts() == [11, 13]
+
+
+def _card_laid_on_a_misread_middle(on: bool) -> Tracker:
+    """Seat 0 lays its nertz JC on its QD column, then its next card 10H on the JC; the
+    column is then read QD 4S 10H (the JC's index misread)."""
+    tr = Tracker(HouseRules(), 2)
+    tr.ENGINE_CARD_IN_GAP = on
+    _feed(tr, [_table({0: "JC", 1: "4H"}),
+               _table({0: "10H", 1: "4H"}, {"seat0:river1": ["QD", "JC"]}),
+               _table({0: "8C", 1: "4H"}, {"seat0:river1": ["QD", "4S", "10H"]})], repeat=20)
+    return tr
+
+
+def test_a_middle_card_read_otherwise_where_the_engines_card_builds_the_run_is_that_card():
+    # the 4S between the QD and the 10H breaks the run where the engine's JC builds it:
+    # the JC misread, and the 10H is laid on it
+    tr = _card_laid_on_a_misread_middle(True)
+    assert [c.code for c in tr.table.layouts[0].river[1]] == ["QD", "JC", "10H"]
+    assert _moves(tr.log())[-1] == (0, "10H", "seat0:nertz", "seat0:river1")
+    tr = _card_laid_on_a_misread_middle(False)
+    assert [c.code for c in tr.table.layouts[0].river[1]] == ["QD", "JC"]
