@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from scripts.diag_columns import classify
 from scripts.diag_misses import cause, kind
+from scripts.diag_place import changes, read_text
+from vision.observation import SeenCard
 
 
 def test_a_column_view_is_classed_against_the_engine_and_the_truth():
@@ -26,3 +28,14 @@ def test_a_missed_move_is_classed_by_what_the_tracker_did_with_its_card_nearby()
     assert cause(miss, [nertz])[0] == "wrong src"
     assert cause(miss, [{**miss, "t_ms": 45000}])[0] == "none"  # (too late to be it)
     assert cause(miss, [{**miss, "to": "seat0:river2"}])[0] == "none"  # (not to the lake)
+
+
+def test_a_places_trace_shows_reads_with_their_next_reads_and_only_changes():
+    cards = [SeenCard("QD", (0, 0, 1, 1)),
+             SeenCard("KH", (0, 0, 1, 1), alternatives=(("QH", 0.06), ("3H", 0.1)))]
+    assert read_text(cards, reads=False) == "QD KH"
+    assert read_text(cards, reads=True) == "QD KH{QH:0.06,3H:0.10}"
+    rows = [(0.0, "a", (1,)), (100.0, "b", (1,)), (200.0, "a", (1,)), (300.0, "a", (2,)),
+            (400.0, "b", (1,))]
+    assert [(t, p) for t, p, _s in changes(iter(rows))] == [(0.0, "a"), (100.0, "b"),
+                                                            (300.0, "a")]
