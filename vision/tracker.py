@@ -279,17 +279,12 @@ class Tracker:
             name = f"seat{seat}:nertz"
             st = self.states.get(name)
             nertz = table.layouts[seat].nertz
-            if st is None or not st.stable or st.covered or not nertz or not st.tops:
+            over = self._top_shown_over(seat, nertz[-1].code, st) if nertz and st else None
+            if over is None or table.ended and over[1] > table.ended_at:
                 continue
-            have = nertz[-1].code
-            b, tb = st.tops[-1]
-            last = self.seen_at.get((name, have))
-            if b != st.stable[-1] or b == have or last is None or last >= tb or \
-                    table.ended and tb > table.ended_at or not self._unplaced(seat, b):
-                continue
+            have, (b, tb) = nertz[-1].code, over
             if self.PASSED_MISREAD_SWAP and self._likely_misread(name, b, have):
-                if (seat, have) not in self.named:
-                    self._swap(seat, have, b)
+                self._rename_nertz_top(seat, have, b)
                 continue
             action, why = Unseen(seat, have, name), {
                 "why": f"the camera showed {b} on {name} over {have} at the end"}
@@ -862,36 +857,32 @@ class Tracker:
         """See :attr:`MOVED_RUN_FITS`: ``codes[k..i]`` (``codes`` resolved up to ``i``) are
         in order the start of a run on another column of the seat, whose base ``codes[k]``
         builds on ``codes[k - 1]`` (or starts the place's column, the engine's empty)."""
-        table = self.table
-        seat = Place.parse(place).seat
-        if table is None or seat is None:
-            return False
-        cols = {f"seat{seat}:river{j}": [c.code for c in col]
-                for j, col in enumerate(table.layouts[seat].river)}
+        cols = self._other_columns(place)
         for k in range(i - 1, -1, -1):  # (two of the run's cards read at least)
             if k == 0 and exp or k > 0 and not _builds_down(codes[k], codes[k - 1]):
                 continue
-            for name, col in cols.items():
-                if name == place or codes[k] not in col:
+            for col in cols:
+                if codes[k] not in col:
                     continue
-                run = tuple(col[col.index(codes[k]):])
+                run = col[col.index(codes[k]):]
                 if codes[i] in run and _in_order(tuple(codes[k:i + 1]), run):
                     return True
         return False
 
+    def _other_columns(self, place: str) -> list[tuple[str, ...]]:
+        """The engine's cards of each river column of the place's seat but the place."""
+        seat = Place.parse(place).seat
+        if self.table is None or seat is None:
+            return []
+        return [tuple(c.code for c in col)
+                for j, col in enumerate(self.table.layouts[seat].river)
+                if f"seat{seat}:river{j}" != place]
+
     def _run_from_elsewhere(self, place: str, code: str, above: tuple[str, ...]) -> bool:
         """``code`` lies on another column of the place's seat with at least one card on
         it, all of which are read above it here, in order."""
-        table = self.table
-        seat = Place.parse(place).seat
-        if table is None or seat is None or not above:
-            return False
-        for i, col in enumerate(table.layouts[seat].river):
-            name = f"seat{seat}:river{i}"
-            codes = [c.code for c in col]
-            if name == place or code not in codes:
-                continue
-            tail = tuple(codes[codes.index(code) + 1:])
+        for col in self._other_columns(place) if above else []:
+            tail = col[col.index(code) + 1:] if code in col else ()
             if tail and _in_order(tail, above):
                 return True
         return False
@@ -958,8 +949,8 @@ class Tracker:
     #: a run (or card) seen arriving on a column that may not lie there, the top part of
     #: a run of another column of the seat whose first card may, that column now showing
     #: the card under that run on top (or nothing): that run moved, its lower cards unread
-    #: in the fan (real path, round 18: seat
-    #: 1's 6D 5S 4H 3S laid on its 7S, read 7S 4H 3S, taken for the 4H alone, flagged;
+    #: in the fan (real path, round 18: seat 1's 6D 5S 4H 3S laid on its 7S, read 7S 4H
+    #: 3S, taken for the 4H alone, flagged;
     #: 12 rounds 939 / 1092, flags 87, MAE 1.69 -> 945 / 1095, 85, 1.77: round 18 85 ->
     #: 91 of 96 found, no false flag left, but one lake card more on the wrong seat)
     RUN_BASE_UNREAD = True
@@ -4359,26 +4350,47 @@ class Tracker:
         return where is not None and where.kind in ("stock", "waste", "nertz") and \
             (seat, code) not in self.known
 
+    def _top_shown_over(self, seat: int, have: str, st: _PlaceState
+                        ) -> tuple[str, float] | None:
+        """The camera's settled nertz top and since when, in plain view, when it is another
+        of the seat's unplaced cards that settled after ``have`` was last seen there."""
+        last = self.seen_at.get((f"seat{seat}:nertz", have))
+        if not st.tops or not st.stable or st.covered or last is None:
+            return None
+        b, tb = st.tops[-1]
+        if b is None or b != st.stable[-1] or b == have or last >= tb or \
+                not self._unplaced(seat, b):
+            return None
+        return b, tb
+
+    def _rename_nertz_top(self, seat: int, have: str, want: str) -> bool:
+        """The engine's nertz top ``have`` was ``want`` misread: exchange the two (both
+        never moved), the count unchanged. Whether the top is now ``want``."""
+        if (seat, have) in self.named or (seat, want) in self.named:
+            return False
+        self._swap(seat, have, want)
+        nertz = self.table.layouts[seat].nertz  # type: ignore[union-attr]
+        if nertz and nertz[-1].code == want:
+            self.known.add((seat, want))
+            return True
+        return False
+
     def _passed_nertz_top(self, seat: int, have: str, st: _PlaceState) -> bool:
         """See :attr:`PASSED_NERTZ_TOP`: commit the card's unseen leaving (inferred),
         timed when the first of the two tops settled."""
         if not self.PASSED_NERTZ_TOP or not st.tops:
             return False
         last = self.seen_at.get((f"seat{seat}:nertz", have))
-        if self.PASSED_ONE_TOP_MS is not None and st.stable and st.tops[-1][0] == \
-                st.stable[-1] != have and last is not None and last < st.tops[-1][1] and \
-                self.t_ms - st.tops[-1][1] >= self.PASSED_ONE_TOP_MS and not st.covered and \
-                self._unplaced(seat, st.tops[-1][0]):
-            b, tb = st.tops[-1]
-            if self.PASSED_MISREAD_SWAP and (seat, have) not in self.named and \
-                    self._likely_misread(f"seat{seat}:nertz", b, have):
+        wait = self.PASSED_ONE_TOP_MS
+        over = self._top_shown_over(seat, have, st) if wait is not None else None
+        if over is not None and wait is not None and self.t_ms - over[1] >= wait:
+            b, tb = over
+            if self.PASSED_MISREAD_SWAP and \
+                    self._likely_misread(f"seat{seat}:nertz", b, have) and \
+                    self._rename_nertz_top(seat, have, b):
                 # the engine's top was this card misread (a suit of its rank, or the
                 # reader's other read): it takes the card shown, the count unchanged
-                self._swap(seat, have, b)
-                if self.table is not None and self.table.layouts[seat].nertz and \
-                        self.table.layouts[seat].nertz[-1].code == b:
-                    self.known.add((seat, b))
-                    return True
+                return True
             return self._commit(Unseen(seat, have, f"seat{seat}:nertz"), tb, st.stable_frame,
                                 inferred=True,
                                 evidence={"why": f"the camera showed {b} on seat{seat}'s "
@@ -4390,14 +4402,10 @@ class Tracker:
         if a is None or b is None or have in (a, b) or a == b or last is None or \
                 last >= ta or self.t_ms - ta < self.wait_ms + self.PASSED_SLACK_MS:
             return False  # (the first new top settled lately: its landing may be pending)
-        if self.PASSED_TWICE_GUARD and (seat, have) not in self.named and (seat, b) \
-                not in self.named and self._left_as(seat, have, last):
+        if self.PASSED_TWICE_GUARD and self._left_as(seat, have, last) and \
+                self._rename_nertz_top(seat, have, b):
             # the engine's top was a card that has left since, misread: not a second card
-            self._swap(seat, have, b)
-            nertz = self.table.layouts[seat].nertz  # type: ignore[union-attr]
-            if nertz and nertz[-1].code == b:
-                self.known.add((seat, b))
-                return True
+            return True
         return self._commit(Unseen(seat, have, f"seat{seat}:nertz"), ta, st.stable_frame,
                             inferred=True,
                             evidence={"why": f"the camera showed {a}, then {b}, on "

@@ -756,13 +756,18 @@ def _spot(place: str) -> tuple[float, float, float, float]:
 
 
 def _feed_views(tracker: Tracker, frames: list[dict[str, list[str]]], repeat: int = 4,
-                start: int = 0) -> int:
+                start: int = 0,
+                alternatives: dict[tuple[str, str], tuple[tuple[str, float], ...]] | None = None
+                ) -> int:
     """Like :func:`_feed`, but a place given no cards is in view and empty (not missing),
-    and each place has a spot of its own (one box per place name)."""
+    and each place has a spot of its own (one box per place name); ``alternatives`` gives
+    the reader's next reads of a (place, code)."""
+    alts = alternatives or {}
     n = start
     for places in frames:
         for _ in range(repeat):
-            views = {p: PlaceView(p, [SeenCard(c, _spot(p)) for c in codes])
+            views = {p: PlaceView(p, [SeenCard(c, _spot(p), alternatives=alts.get((p, c), ()))
+                                      for c in codes])
                      for p, codes in places.items()}
             tracker.update(Observation(n, n * 100.0, views))
             n += 1
@@ -3468,14 +3473,8 @@ def _top_gone_under_a_run(on: bool, twin_read: float = 0.0, run_reads: bool = Tr
                                          "seat0:river1": ["QD", "JS"]}),
              _table({0: "4D", 1: "5D"}, {"seat0:river0": [],
                                          "seat0:river1": ["QD", "JC", "10H"]})]
-    n = 0
-    for places in steps:
-        for _ in range(20):
-            views = {p: PlaceView(p, [SeenCard(c, _spot(p), alternatives=(
-                (("JS", twin_read),) if (p, c) == ("seat0:river1", "JC") and twin_read
-                else ())) for c in codes]) for p, codes in places.items()}
-            tr.update(Observation(n, n * 100.0, views))
-            n += 1
+    alts = {("seat0:river1", "JC"): (("JS", twin_read),)} if twin_read else None
+    _feed_views(tr, steps, repeat=20, alternatives=alts)
     return tr
 
 
@@ -3517,14 +3516,9 @@ def _column_moved_whole(unread: bool, top_alternative: float = 0.0, **switches: 
              _table({0: "10H", 1: "5D"}, {"seat0:river1": ["QD", "JC"]}),
              _table({0: "4D", 1: "5D"}, {"seat0:river1": ["QD", "JC", "10H"]}),
              _table({0: "4D", 1: "5D"}, {"seat0:river1": [], "seat0:river0": landed})]
-    n = 0
-    for places in steps:
-        for _ in range(20):
-            views = {p: PlaceView(p, [SeenCard(c, _spot(p), alternatives=(
-                (("10D", top_alternative),) if (p, c) == ("seat0:river0", "10H") and
-                top_alternative else ())) for c in codes]) for p, codes in places.items()}
-            tr.update(Observation(n, n * 100.0, views))
-            n += 1
+    alts = {("seat0:river0", "10H"): (("10D", top_alternative),)} if top_alternative \
+        else None
+    _feed_views(tr, steps, repeat=20, alternatives=alts)
     return tr
 
 
