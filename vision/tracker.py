@@ -1575,6 +1575,11 @@ class Tracker:
     #: unsettled as the 6H landed; the 6H was taken from a waste that never showed it)
     NERTZ_SHOWN_NEXT = True
 
+    #: a place in plain view whose new view, not settled yet, no longer shows the card is
+    #: no evidence the card stayed (round 14: seat 0's waste, shown empty as its 3S
+    #: landed, lost the race to a pooled guess a frame before it settled)
+    FLUX_NOT_SHOWN = True
+
     def _departed(self, engine_place: str, code: str) -> int:
         """3: the card is seen gone from its place; 2: the place is not seen now; 1: the
         card still shows there."""
@@ -1610,6 +1615,10 @@ class Tracker:
                     # (uncovered, its view in flux: as good as unseen, no better: an
                     # identical card seen leaving elsewhere is likelier the one)
                     return 3 if st.covered else 2
+        if self.FLUX_NOT_SHOWN and not st.covered and st.cand is not None and (
+                code not in st.cand if self._kind(name) in ("river", "waste")
+                else not st.cand or st.cand[-1] != code):
+            return 2  # (the place's view, about to settle, shows it no more)
         return 2 if st.covered else 1
 
     def _arrivals(self, final: bool) -> bool:

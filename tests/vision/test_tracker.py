@@ -2314,6 +2314,7 @@ def test_a_nertz_card_whose_pile_shows_its_next_card_is_as_good_as_gone():
     for on, flux in ((True, 2), (False, 1)):
         tr = Tracker(HouseRules(), 2)
         tr.NERTZ_SHOWN_NEXT = on
+        tr.FLUX_NOT_SHOWN = on  # (its generalisation)
         n = _feed_views(tr, [_table({0: "6H", 1: "5D"})])
         assert tr._departed("seat0:nertz", "6H") == 1
         n = _feed_views(tr, [_table({0: "JH", 1: "5D"})], repeat=1, start=n)
@@ -3630,3 +3631,38 @@ def test_a_middle_card_read_otherwise_where_the_engines_card_builds_the_run_is_t
     assert _moves(tr.log())[-1] == (0, "10H", "seat0:nertz", "seat0:river1")
     tr = _card_laid_on_a_misread_middle(False)
     assert [c.code for c in tr.table.layouts[0].river[1]] == ["QD", "JC"]
+
+
+def _waste_emptied_as_it_lands(flux: bool) -> Tracker:
+    """Seat 0's waste shows an Ace, a hand covers it as an Ace lands on the lake, and the
+    waste shows empty once the hand goes; seat 1's waste glimpsed an Ace a little before."""
+    tr = Tracker(HouseRules(), 2)
+    tr.FLUX_NOT_SHOWN = flux
+    base = _table({0: "5C", 1: "5D"})
+    steps: list[tuple[dict[str, list[str]], dict[str, float], int]] = [
+        (base, {}, 4),
+        ({**base, "seat1:waste": ["AS"]}, {}, 1),
+        ({**base, "seat1:waste": ["9H"]}, {}, 4),
+        ({**base, "seat0:waste": ["AS"], "seat1:waste": ["9H"]}, {}, 6),
+        ({**base, "seat0:waste": [], "seat1:waste": ["9H"], "lake:0": ["AS"]},
+         {"seat0:waste": 0.95}, 6),
+        ({**base, "seat0:waste": [], "seat1:waste": ["9H"], "lake:0": ["AS"]}, {}, 6),
+    ]
+    n = 0
+    for places, covered, repeat in steps:
+        for _ in range(repeat):
+            views = {p: PlaceView(p, [SeenCard(c, _spot(p)) for c in codes],
+                                  covered.get(p, 0.0)) for p, codes in places.items()}
+            tr.update(Observation(n, n * 100.0, views))
+            n += 1
+    return tr
+
+
+def test_a_waste_seen_empty_before_its_view_settles_is_not_shown_holding_the_card():
+    """A place in plain view whose new view (not settled yet) lacks the card no longer
+    counts as still showing it: the waste that held the Ace, not a glimpse elsewhere."""
+    tr = _waste_emptied_as_it_lands(flux=True)
+    assert _pile(tr) == [(0, "AS", True)]
+    assert "AS" not in [c.code for c in tr.table.layouts[0].waste]
+    tr = _waste_emptied_as_it_lands(flux=False)
+    assert _pile(tr) == [(1, "AS", True)]
