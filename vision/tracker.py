@@ -1785,8 +1785,9 @@ class Tracker:
                 if twin_ok and self._twin_arrival(dest, code, landed, st):
                     return True
                 continue
-            ranked = sorted(cands, key=lambda s: self._rank_of(s, code, landed, pool, lost,
-                                                               st),
+            ranked = sorted(cands, key=lambda s: self._stale_gone_rank(
+                s, code, landed, self._rank_of(s, code, landed, pool, lost, st))
+                if kind == "lake" else self._rank_of(s, code, landed, pool, lost, st),
                             reverse=True)
             if len(pool) > 1 and not seen_gone and not any(
                     self.NERTZ_SHOWN_NEXT and s[0].endswith(":nertz") and
@@ -3382,6 +3383,27 @@ class Tracker:
         """The engine's cards of a layout pile from ``code`` to its top."""
         codes = [c.code for c in self.table.pile(engine_place)]  # type: ignore[union-attr]
         return tuple(codes[codes.index(code):]) if code in codes else ()
+
+    #: a card last seen at its place more than this long before it landed elsewhere left
+    #: unseen long before (under a later draw, say): its being gone is no sign that it is
+    #: the card that landed (real path, 12 rounds: of the waste credits whose card was
+    #: last seen over 2 s before the landing and gone since, all 5 were wrong, 3 of them
+    #: beating a column seen under the arm of the seat that played it)
+    STALE_GONE_MS: float | None = 3000.0
+    STALE_GONE_KINDS: tuple[str, ...] = ("waste",)
+
+    def _stale_gone_rank(self, spot: tuple[str, int, int, bool], code: str, t: float,
+                         rank: tuple[bool, int, bool, float, int]
+                         ) -> tuple[bool, int, bool, float, int]:
+        """``rank`` for ordering a lake card's sources: a card seen gone from its place
+        that was last seen there long before it landed (:attr:`STALE_GONE_MS`) ranks as a
+        place not seen now."""
+        seen = self.seen_at.get((self._obs_place_of(spot[0]), code))
+        if rank[1] == 3 and self.STALE_GONE_MS is not None and seen is not None and \
+                not spot[3] and self._kind(spot[0]) in self.STALE_GONE_KINDS and \
+                t - seen > self.STALE_GONE_MS:
+            return (rank[0], 2, *rank[2:])
+        return rank
 
     def _rank(self, spot: tuple[str, int, int, bool], code: str, t: float, pooled: bool,
               dest: _PlaceState | None = None) -> tuple[bool, int, bool, float, int]:

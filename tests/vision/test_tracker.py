@@ -3666,3 +3666,38 @@ def test_a_waste_seen_empty_before_its_view_settles_is_not_shown_holding_the_car
     assert "AS" not in [c.code for c in tr.table.layouts[0].waste]
     tr = _waste_emptied_as_it_lands(flux=False)
     assert _pile(tr) == [(1, "AS", True)]
+
+
+def _stale_waste_or_column(stale_ms: float | None) -> Tracker:
+    """Seat 1's waste showed the AH, then empty for 4 s (then under a hand); as an AH lands
+    on the lake, a hand covers seat 0's column that ends in an AH, which shows empty
+    after."""
+    tr = Tracker(HouseRules(), 2)
+    tr.STALE_GONE_MS = stale_ms
+    deal = _table({0: "5C", 1: "5D"}, {"seat0:river3": ["AH"]})
+    steps: list[tuple[dict[str, list[str]], dict[str, float], int]] = [
+        (deal, {}, 4),
+        ({**deal, "seat1:waste": ["AH"]}, {}, 6),
+        ({**deal, "seat1:waste": []}, {}, 40),
+        ({**deal, "seat1:waste": [], "seat0:river3": [], "lake:0": ["AH"]},
+         {"seat0:river3": 0.95, "seat1:waste": 0.95}, 6),
+        ({**deal, "seat1:waste": [], "seat0:river3": [], "lake:0": ["AH"]},
+         {"seat1:waste": 0.95}, 6),
+    ]
+    n = 0
+    for places, covered, repeat in steps:
+        for _ in range(repeat):
+            views = {p: PlaceView(p, [SeenCard(c, _spot(p)) for c in codes],
+                                  covered.get(p, 0.0)) for p, codes in places.items()}
+            tr.update(Observation(n, n * 100.0, views))
+            n += 1
+    return tr
+
+
+def test_a_card_gone_from_a_waste_long_before_the_landing_does_not_outrank_a_column():
+    """A waste card last seen seconds before an identical card landed ranks as unseen,
+    not as seen leaving: the column under a hand as it landed is the source."""
+    tr = _stale_waste_or_column(3000.0)
+    assert _pile(tr) == [(0, "AH", True)]
+    tr = _stale_waste_or_column(None)
+    assert _pile(tr) == [(1, "AH", True)]
