@@ -3477,6 +3477,22 @@ class Tracker:
             self._swap(seat, top, code)
         return layout.waste[-1].code == code
 
+    #: a waste under a hand whose settled top is the card (the engine's waste out of step,
+    #: holding it deeper or in the stock) may have lost it to the landing: a pooled source
+    #: too (real path, round 18: seat 0's 3H, drawn in plain view with the engine's stock
+    #: and waste out of order, went to the lake under the hand and was credited to the 3H
+    #: seat 1's waste had shown 3.6 s before)
+    COVERED_WASTE_POOL = True
+
+    COVERED_WASTE_FRESH_MS = 2000.0
+
+    def _covered_waste_top(self, seat: int, code: str, t: float) -> bool:
+        """Whether ``seat``'s waste is under a hand, its settled top ``code``, which
+        settled there at most :attr:`COVERED_WASTE_FRESH_MS` before ``t``."""
+        st = self.states.get(f"seat{seat}:waste")
+        return st is not None and st.covered and bool(st.stable) and st.stable[-1] == code \
+            and 0.0 <= t - st.settled.get(code, -1e9) <= self.COVERED_WASTE_FRESH_MS
+
     def _waste_gone(self, seat: int, code: str) -> bool:
         st = self.states.get(f"seat{seat}:waste")
         return st is not None and st.stable is not None and code not in st.stable
@@ -3502,7 +3518,8 @@ class Tracker:
             hidden_nertz = where is not None and where.kind == "nertz" and bool(nertz) and \
                 nertz[-1].code != code and (seat, code) not in self.known
             if seen is not None and t - seen <= self.pool_window_ms and \
-                    self._waste_gone(seat, code) and where is not None and \
+                    (self._waste_gone(seat, code) or self.COVERED_WASTE_POOL and
+                     self._covered_waste_top(seat, code, t)) and where is not None and \
                     (where.kind in ("stock", "waste") or hidden_nertz):
                 out.append((wname, 1, seat, False))
             # a nertz top seen and gone while the engine still holds it hidden (its reveal

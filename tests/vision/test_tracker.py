@@ -3701,3 +3701,38 @@ def test_a_card_gone_from_a_waste_long_before_the_landing_does_not_outrank_a_col
     assert _pile(tr) == [(0, "AH", True)]
     tr = _stale_waste_or_column(None)
     assert _pile(tr) == [(1, "AH", True)]
+
+
+def _covered_waste_out_of_step(pool: bool) -> Tracker:
+    """Seat 1's waste glimpsed an AS; seat 0's waste showed the AS, a 9H on it, then the AS
+    again (the engine still has the 9H on top), and a hand covered it as an AS landed."""
+    tr = Tracker(HouseRules(), 2)
+    tr.COVERED_WASTE_POOL = pool
+    base = _table({0: "5C", 1: "5D"})
+    steps: list[tuple[dict[str, list[str]], dict[str, float], int]] = [
+        (base, {}, 4),
+        ({**base, "seat1:waste": ["AS"]}, {}, 1),
+        ({**base, "seat1:waste": ["7C"]}, {}, 4),
+        ({**base, "seat0:waste": ["AS"], "seat1:waste": ["7C"]}, {}, 6),
+        ({**base, "seat0:waste": ["9H"], "seat1:waste": ["7C"]}, {}, 6),
+        ({**base, "seat0:waste": ["AS"], "seat1:waste": ["7C"]}, {}, 4),
+        ({**base, "seat0:waste": [], "seat1:waste": ["7C"], "lake:0": ["AS"]},
+         {"seat0:waste": 0.95}, 12),
+    ]
+    n = 0
+    for places, covered, repeat in steps:
+        for _ in range(repeat):
+            views = {p: PlaceView(p, [SeenCard(c, _spot(p)) for c in codes],
+                                  covered.get(p, 0.0)) for p, codes in places.items()}
+            tr.update(Observation(n, n * 100.0, views))
+            n += 1
+    return tr
+
+
+def test_a_card_fresh_on_a_covered_waste_the_engine_has_out_of_step_may_be_the_one_landing():
+    """A waste under a hand whose settled top is the card (lately, the engine holding it
+    under another) is a source like a waste seen losing it: fresher than a glimpse."""
+    tr = _covered_waste_out_of_step(pool=True)
+    assert _pile(tr) == [(0, "AS", True)]
+    tr = _covered_waste_out_of_step(pool=False)
+    assert _pile(tr) == [(1, "AS", True)]
