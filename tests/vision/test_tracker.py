@@ -3736,3 +3736,38 @@ def test_a_card_fresh_on_a_covered_waste_the_engine_has_out_of_step_may_be_the_o
     assert _pile(tr) == [(0, "AS", True)]
     tr = _covered_waste_out_of_step(pool=False)
     assert _pile(tr) == [(1, "AS", True)]
+
+
+def _waste_top_leaves_under_a_hand(rule: bool) -> Tracker:
+    """Seat 0's waste shows a JS, then a 4C, while the JS shows on its QD column under a
+    hand (not settled there until the hand goes)."""
+    tr = Tracker(HouseRules(), 2)
+    tr.DEPARTURE_BEFORE_DRAW = rule
+    base = _table({0: "5C", 1: "5D"})
+    steps: list[tuple[dict[str, list[str]], dict[str, float], int]] = [
+        (base, {}, 4),
+        ({**base, "seat0:waste": ["JS"]}, {}, 6),
+        ({**base, "seat0:waste": ["4C"], "seat0:river1": ["QD", "JS"]},
+         {"seat0:river1": 0.95}, 6),
+        ({**base, "seat0:waste": ["4C"], "seat0:river1": ["QD", "JS"]}, {}, 30),
+    ]
+    n = 0
+    for places, covered, repeat in steps:
+        for _ in range(repeat):
+            views = {p: PlaceView(p, [SeenCard(c, _spot(p)) for c in codes],
+                                  covered.get(p, 0.0)) for p, codes in places.items()}
+            tr.update(Observation(n, n * 100.0, views))
+            n += 1
+    return tr
+
+
+def test_a_waste_top_shown_arriving_on_a_column_left_before_the_new_top_was_drawn():
+    """The waste's new top is no draw while its old top shows arriving elsewhere: the
+    JS's move is taken first, from the waste top, and the 4C turned after it."""
+    tr = _waste_top_leaves_under_a_hand(rule=True)
+    assert [r.action for r in tr.records] == [
+        Draw(0), Move(0, "JS", "seat0:waste", "seat0:river1"), Draw(0)]
+    # (without the rule: a draw for the 4C first, then the JS taken from under it, then
+    # the 4C drawn again: the stock a turn ahead of the table)
+    tr = _waste_top_leaves_under_a_hand(rule=False)
+    assert [r.action for r in tr.records].count(Draw(0)) == 3
