@@ -5,6 +5,10 @@ cards and nertz cards left against the truth.
 
     python -m scripts.diag_misses cache/real26
     python -m scripts.diag_misses cache/real26 --only r8,r14 --list
+
+``--list`` prints each missed move with the tracker's moves of its card nearby, and each extra
+move with the simulator's (an extra with none is a card misread: the reader's code never
+moved then).
 """
 
 from __future__ import annotations
@@ -41,11 +45,20 @@ def cause(miss: dict[str, Any], got: list[dict[str, Any]]) -> tuple[str, list[di
     return ("wrong src" if near[0]["from"] != miss["from"] else "other"), near
 
 
+def truth_near(extra: dict[str, Any], truth: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The simulator's moves of an extra move's card near it in time (what really
+    happened to the card: another seat's, another source, or nothing: a misread)."""
+    return [m for m in truth if m["card"] == extra["card"]
+            and abs(m["t_ms"] - extra["t_ms"]) < NEAR_MS]
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("cache", type=Path)
     p.add_argument("--only", default=None, help="comma-separated round folders, e.g. r1,r18")
-    p.add_argument("--list", action="store_true", help="print every missed move")
+    p.add_argument("--list", action="store_true",
+                   help="print every missed move, and every extra one with the simulator's "
+                        "moves of its card nearby")
     args = p.parse_args(argv)
     dirs = round_dirs(args.cache, set(args.only.split(",")) if args.only else None)
     if not dirs:
@@ -63,6 +76,10 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"{d.name:>4} MISS {_fmt(m)} | {why} | " + "; ".join(_fmt(g) for g in near))
         for x in extras:
             extra[(kind(x["from"]), kind(x["to"]))] += 1
+            if args.list:
+                near = truth_near(x, [e for e in truth if e["type"] == "move"])
+                print(f"{d.name:>4} EXTRA {_fmt(x)} | truth: " +
+                      ("; ".join(_fmt(m) for m in near) or "none"))
         t_end = next(e for e in truth if e["type"] == "round_end")
         g_end = next((e for e in tracker.log() if e["type"] == "round_end"), {})
         print(f"{d.name:>4} lake cards {t_end['lake_cards']} got {g_end.get('lake_cards')}; "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from scripts.diag_columns import classify
-from scripts.diag_misses import cause, kind
+from scripts.diag_misses import cause, kind, truth_near
 from scripts.diag_place import changes, read_text
 from vision.observation import SeenCard
 
@@ -39,3 +39,12 @@ def test_a_places_trace_shows_reads_with_their_next_reads_and_only_changes():
             (400.0, "b", (1,))]
     assert [(t, p) for t, p, _s in changes(iter(rows))] == [(0.0, "a"), (100.0, "b"),
                                                             (300.0, "a")]
+
+
+def test_an_extra_move_is_shown_with_the_simulators_moves_of_its_card_nearby():
+    extra = {"seat": 1, "card": "3H", "from": "seat1:waste", "to": "lake:1", "t_ms": 31500}
+    right = {**extra, "seat": 0, "from": "seat0:waste", "t_ms": 31120}
+    later = {**extra, "t_ms": 60000}
+    other = {**right, "card": "3D"}
+    assert truth_near(extra, [right, later, other]) == [right]
+    assert truth_near(extra, [later]) == []  # (a misread: no such card moved then)
