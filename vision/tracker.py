@@ -1786,8 +1786,7 @@ class Tracker:
                     return True
                 continue
             ranked = sorted(cands, key=lambda s: self._stale_gone_rank(
-                s, code, landed, self._rank_of(s, code, landed, pool, lost, st))
-                if kind == "lake" else self._rank_of(s, code, landed, pool, lost, st),
+                s, code, landed, self._rank_of(s, code, landed, pool, lost, st), kind),
                             reverse=True)
             if len(pool) > 1 and not seen_gone and not any(
                     self.NERTZ_SHOWN_NEXT and s[0].endswith(":nertz") and
@@ -3393,15 +3392,15 @@ class Tracker:
     STALE_GONE_KINDS: tuple[str, ...] = ("waste",)
 
     def _stale_gone_rank(self, spot: tuple[str, int, int, bool], code: str, t: float,
-                         rank: tuple[bool, int, bool, float, int]
+                         rank: tuple[bool, int, bool, float, int], kind: str
                          ) -> tuple[bool, int, bool, float, int]:
-        """``rank`` for ordering a lake card's sources: a card seen gone from its place
-        that was last seen there long before it landed (:attr:`STALE_GONE_MS`) ranks as a
-        place not seen now."""
+        """``rank`` for ordering the sources of a card that landed on a place of ``kind``:
+        for the lake, a card seen gone from its place that was last seen there long before
+        it landed (:attr:`STALE_GONE_MS`) ranks as a place not seen now."""
         seen = self.seen_at.get((self._obs_place_of(spot[0]), code))
-        if rank[1] == 3 and self.STALE_GONE_MS is not None and seen is not None and \
-                not spot[3] and self._kind(spot[0]) in self.STALE_GONE_KINDS and \
-                t - seen > self.STALE_GONE_MS:
+        if kind == "lake" and rank[1] == 3 and self.STALE_GONE_MS is not None and \
+                seen is not None and not spot[3] and \
+                self._kind(spot[0]) in self.STALE_GONE_KINDS and t - seen > self.STALE_GONE_MS:
             return (rank[0], 2, *rank[2:])
         return rank
 
@@ -3483,7 +3482,9 @@ class Tracker:
     #: and waste out of order, went to the lake under the hand and was credited to the 3H
     #: seat 1's waste had shown 3.6 s before)
     COVERED_WASTE_POOL = True
-
+    #: ... when the card settled on top there at most this long before it landed (a top
+    #: shown for longer under the hand is no likelier than any other: round 13's 3H, 4 s on
+    #: seat 0's covered waste, was taken for a missing card under a pile)
     COVERED_WASTE_FRESH_MS = 2000.0
 
     def _covered_waste_top(self, seat: int, code: str, t: float) -> bool:

@@ -3633,6 +3633,20 @@ def test_a_middle_card_read_otherwise_where_the_engines_card_builds_the_run_is_t
     assert [c.code for c in tr.table.layouts[0].river[1]] == ["QD", "JC"]
 
 
+def _feed_covered(tracker: Tracker,
+                  steps: list[tuple[dict[str, list[str]], dict[str, float], int]]) -> None:
+    """Feed ``(places, covered, frames)`` steps as :func:`_feed_views` does (a place given no
+    cards is in view and empty, one spot per place), each place covered by the given share
+    (a hand over it)."""
+    n = 0
+    for places, covered, repeat in steps:
+        for _ in range(repeat):
+            views = {p: PlaceView(p, [SeenCard(c, _spot(p)) for c in codes],
+                                  covered.get(p, 0.0)) for p, codes in places.items()}
+            tracker.update(Observation(n, n * 100.0, views))
+            n += 1
+
+
 def _waste_emptied_as_it_lands(flux: bool) -> Tracker:
     """Seat 0's waste shows an Ace, a hand covers it as an Ace lands on the lake, and the
     waste shows empty once the hand goes; seat 1's waste glimpsed an Ace a little before."""
@@ -3648,13 +3662,7 @@ def _waste_emptied_as_it_lands(flux: bool) -> Tracker:
          {"seat0:waste": 0.95}, 6),
         ({**base, "seat0:waste": [], "seat1:waste": ["9H"], "lake:0": ["AS"]}, {}, 6),
     ]
-    n = 0
-    for places, covered, repeat in steps:
-        for _ in range(repeat):
-            views = {p: PlaceView(p, [SeenCard(c, _spot(p)) for c in codes],
-                                  covered.get(p, 0.0)) for p, codes in places.items()}
-            tr.update(Observation(n, n * 100.0, views))
-            n += 1
+    _feed_covered(tr, steps)
     return tr
 
 
@@ -3684,13 +3692,7 @@ def _stale_waste_or_column(stale_ms: float | None) -> Tracker:
         ({**deal, "seat1:waste": [], "seat0:river3": [], "lake:0": ["AH"]},
          {"seat1:waste": 0.95}, 6),
     ]
-    n = 0
-    for places, covered, repeat in steps:
-        for _ in range(repeat):
-            views = {p: PlaceView(p, [SeenCard(c, _spot(p)) for c in codes],
-                                  covered.get(p, 0.0)) for p, codes in places.items()}
-            tr.update(Observation(n, n * 100.0, views))
-            n += 1
+    _feed_covered(tr, steps)
     return tr
 
 
@@ -3719,13 +3721,7 @@ def _covered_waste_out_of_step(pool: bool) -> Tracker:
         ({**base, "seat0:waste": [], "seat1:waste": ["7C"], "lake:0": ["AS"]},
          {"seat0:waste": 0.95}, 12),
     ]
-    n = 0
-    for places, covered, repeat in steps:
-        for _ in range(repeat):
-            views = {p: PlaceView(p, [SeenCard(c, _spot(p)) for c in codes],
-                                  covered.get(p, 0.0)) for p, codes in places.items()}
-            tr.update(Observation(n, n * 100.0, views))
-            n += 1
+    _feed_covered(tr, steps)
     return tr
 
 
@@ -3751,13 +3747,7 @@ def _waste_top_leaves_under_a_hand(rule: bool) -> Tracker:
          {"seat0:river1": 0.95}, 6),
         ({**base, "seat0:waste": ["4C"], "seat0:river1": ["QD", "JS"]}, {}, 30),
     ]
-    n = 0
-    for places, covered, repeat in steps:
-        for _ in range(repeat):
-            views = {p: PlaceView(p, [SeenCard(c, _spot(p)) for c in codes],
-                                  covered.get(p, 0.0)) for p, codes in places.items()}
-            tr.update(Observation(n, n * 100.0, views))
-            n += 1
+    _feed_covered(tr, steps)
     return tr
 
 
