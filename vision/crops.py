@@ -56,18 +56,33 @@ def card_quad(image: np.ndarray, box: tuple[float, float, float, float] | np.nda
     """The four corners (4, 2) of the card inside ``box``, found as the largest bright,
     card-shaped region of the box (grown by ``margin``): a rotated rectangle whose sides
     are in a card's ratio (1.2–1.75) and which spans at least 70 % of the box each way. None when
-    nothing card-shaped is there (a card on white, a heap of overlapping cards)."""
+    nothing card-shaped is there (a card on white, a heap of overlapping cards).
+
+    The brightness that counts as paper must leave most of what lies around the box (a ring
+    :data:`SURROUND` of its size wide) below it: on a pale cloth or laminate the first
+    threshold parts the ink from everything else, and the region found would be the window
+    itself. Then the bright pixels are split again (paper from a pale table); if the ring is
+    still mostly "paper", None."""
     x1, y1, x2, y2 = (float(v) for v in box)
-    mx, my = (x2 - x1) * margin, (y2 - y1) * margin
     h, w = image.shape[:2]
-    ax1, ay1 = max(0, int(x1 - mx)), max(0, int(y1 - my))
-    ax2, ay2 = min(w, int(x2 + mx) + 1), min(h, int(y2 + my) + 1)
-    roi = image[ay1:ay2, ax1:ax2]
-    if roi.shape[0] < 12 or roi.shape[1] < 12:
+    bw, bh = x2 - x1, y2 - y1
+    # the window looked in (the box grown by ``margin``) and around it the ring looked at
+    grow = max(margin, 0.0) + SURROUND
+    ox1, oy1 = max(0, int(x1 - bw * grow)), max(0, int(y1 - bh * grow))
+    ox2, oy2 = min(w, int(x2 + bw * grow) + 1), min(h, int(y2 + bh * grow) + 1)
+    ax1, ay1 = max(0, int(x1 - bw * margin)), max(0, int(y1 - bh * margin))
+    ax2, ay2 = min(w, int(x2 + bw * margin) + 1), min(h, int(y2 + bh * margin) + 1)
+    if ay2 - ay1 < 12 or ax2 - ax1 < 12:
         return None
-    whiteness = _darkest_channel(roi)  # paper is bright in every channel
-    _t, mask = cv2.threshold(whiteness, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    k = max(3, int(min(roi.shape[:2]) * 0.04) | 1)
+    outer = _darkest_channel(image[oy1:oy2, ox1:ox2])  # paper is bright in every channel
+    ring = np.ones(outer.shape, bool)
+    ring[ay1 - oy1:ay2 - oy1, ax1 - ox1:ax2 - ox1] = False
+    whiteness = outer[ay1 - oy1:ay2 - oy1, ax1 - ox1:ax2 - ox1]
+    split = _paper_threshold(whiteness, outer[ring])
+    if split is None:
+        return None
+    mask = np.where(whiteness > split[0], 255, 0).astype(np.uint8)
+    k = max(3, int(min(whiteness.shape[:2]) * 0.04) | 1)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
     contours, _h = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not contours:
@@ -88,11 +103,44 @@ def card_quad(image: np.ndarray, box: tuple[float, float, float, float] | np.nda
     return pts + np.array([ax1, ay1], np.float32)
 
 
+#: :func:`card_quad`'s ring around the window it looks in (a share of the box's size), and
+#: the most of that ring that may be as bright as the paper found (:func:`_paper_threshold`)
+SURROUND = 0.1
+MAX_PAPER_AROUND = 0.5
+
+
+def _paper_threshold(whiteness: np.ndarray, around: np.ndarray) -> tuple[float, bool] | None:
+    """The brightness (darkest channel) above which ``whiteness`` is paper, and whether it
+    took a second split: Otsu's split, unless most of ``around`` (what lies about the card)
+    is above it too (a pale cloth or laminate: the split parted the ink from everything
+    else); then the bright part is split again (paper from the pale table). None when
+    ``around`` stays mostly "paper"."""
+    t, _m = cv2.threshold(whiteness, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    if not around.size or float(np.mean(around > t)) <= MAX_PAPER_AROUND:
+        return float(t), False
+    bright = whiteness[whiteness > t]
+    if bright.size < 16:
+        return None
+    t, _m = cv2.threshold(bright.reshape(1, -1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    return None if float(np.mean(around > t)) > MAX_PAPER_AROUND else (float(t), True)
+
+
 #: card shapes (long / short side) and angles (every 2.5°) that :func:`fitted_card_quad` tries
 FIT_RATIOS = (1.3, 1.4, 1.5, 1.56)
 _FIT_ANGLES = np.radians(np.arange(0.0, 180.0, 2.5))
 #: grey levels (darkest channel) by which paper must be brighter than what is around it
 PAPER_CONTRAST = 40.0
+#: the same where the paper had to be split from a pale table (:func:`_paper_threshold`)
+PALE_TABLE_CONTRAST = 15.0
+#: and how much less of the card's rectangle must then be paper (the paper's edge shades
+#: into the table: the split leaves a ragged rim)
+PALE_TABLE_SLACK = 0.15
+#: the least step (grey levels of the darkest channel) from paper to what lies about it
+#: along each side of a card that :func:`edge_fitted_card_quad` takes
+EDGE_MIN_STEP = 8.0
+#: where :func:`_side_steps` looks: px inside a side (the brightest counts) and outside it
+EDGE_INSIDE = (1.0, 2.0, 3.0)
+EDGE_OUTSIDE = 1.5
 
 
 def fitted_card_quad(image: np.ndarray, box: tuple[float, float, float, float] | np.ndarray,
@@ -116,10 +164,17 @@ def fitted_card_quad(image: np.ndarray, box: tuple[float, float, float, float] |
     if roi.shape[0] < 12 or roi.shape[1] < 12:
         return None
     whiteness = _darkest_channel(roi)
-    _t, paper = cv2.threshold(whiteness, 0, 1, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    strip = np.ones(whiteness.shape, bool)  # the window about the box
+    strip[max(0, int(y1) - ay1):int(y2) - ay1 + 1, max(0, int(x1) - ax1):int(x2) - ax1 + 1] = False
+    split = _paper_threshold(whiteness, whiteness[strip])
+    if split is None:
+        return None
+    paper = (whiteness > split[0]).astype(np.uint8)
     rest = paper == 0
+    # (after a second split, paper against the pale table about it, not against the ink)
+    least = PALE_TABLE_CONTRAST if split[1] else PAPER_CONTRAST
     if rest.mean() < 0.03 or float(whiteness[~rest].mean()) - float(whiteness[rest].mean()) \
-            < PAPER_CONTRAST:
+            < least:
         return None  # no paper brighter than what lies around it (bare cloth, a white table)
     k = max(3, int(min(w, h) * 0.2) | 1)  # fill the pips
     paper = cv2.morphologyEx(paper, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
@@ -140,12 +195,111 @@ def fitted_card_quad(image: np.ndarray, box: tuple[float, float, float, float] |
                     share = cv2.countNonZero(cv2.bitwise_and(canvas, paper)) / area
                     if best is None or share > best[0]:
                         best = (share, pts)
-    if best is None or best[0] < min_paper:
+    if best is None or best[0] < min_paper - (PALE_TABLE_SLACK if split[1] else 0.0):
         return None
     pts = best[1]
     if refine:
         pts = _fit_free_edges(pts, paper, max(2, round(0.08 * min(w, h))))
     return pts.astype(np.float32) + np.array([ax1, ay1], np.float32)
+
+
+def _sample(grey: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """``grey`` at ``points`` (..., 2), interpolated between pixels, clipped to the
+    picture."""
+    h, w = grey.shape[:2]
+    x = np.clip(points[..., 0], 0, w - 1.001)
+    y = np.clip(points[..., 1], 0, h - 1.001)
+    x0, y0 = x.astype(int), y.astype(int)
+    fx, fy = x - x0, y - y0
+    top = grey[y0, x0] * (1 - fx) + grey[y0, x0 + 1] * fx
+    low = grey[y0 + 1, x0] * (1 - fx) + grey[y0 + 1, x0 + 1] * fx
+    return top * (1 - fy) + low * fy
+
+
+def _side_steps(grey: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Per side of each quadrilateral ``pts`` (..., 4, 2), the median step down in ``grey``
+    from just inside it to just outside (:data:`EDGE_INSIDE`: the brightest counts, past a
+    frame printed near the edge; :data:`EDGE_OUTSIDE`), at 12 points along the side:
+    (..., 4)."""
+    pts = np.asarray(pts, np.float64)
+    b = np.roll(pts, -1, axis=-2)
+    along = np.linspace(0.15, 0.85, 12)[:, None]
+    spots = pts[..., None, :] + along * (b - pts)[..., None, :]  # (..., 4, 12, 2)
+    d = (b - pts) / np.maximum(np.linalg.norm(b - pts, axis=-1, keepdims=True), 1e-6)
+    normal = np.stack([d[..., 1], -d[..., 0]], axis=-1)  # (..., 4, 2)
+    centre = pts.mean(axis=-2)[..., None, None, :]
+    sign = np.sign(np.sum(normal[..., None, :] * (spots - centre), axis=-1).mean(axis=-1))
+    normal = normal * np.where(sign == 0, 1.0, sign)[..., None]  # outwards
+    normal = normal[..., None, :]
+    inside = np.max([_sample(grey, spots - k * normal) for k in EDGE_INSIDE], axis=0)
+    return np.median(inside - _sample(grey, spots + EDGE_OUTSIDE * normal), axis=-1)
+
+
+def edge_fitted_card_quad(image: np.ndarray,
+                          box: tuple[float, float, float, float] | np.ndarray,
+                          min_step: float = EDGE_MIN_STEP) -> np.ndarray | None:
+    """The four corners (4, 2) of a whole card whose box is ``box``, from its edges alone:
+    of the rectangles in a card's shape whose own box is ``box`` (as in
+    :func:`fitted_card_quad`), the one whose sides run where the picture steps down from
+    inside to outside the most (paper brighter than what lies about it, however little:
+    a white card on a pale laminate or a checked cloth, neighbours touching it). None when
+    that step, along its weakest side, is under ``min_step`` grey levels."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    w, h = x2 - x1, y2 - y1
+    if min(w, h) < 10:
+        return None
+    ih, iw = image.shape[:2]
+    ax1, ay1 = max(0, int(x1 - 0.1 * w)), max(0, int(y1 - 0.1 * h))
+    ax2, ay2 = min(iw, int(x2 + 0.1 * w) + 2), min(ih, int(y2 + 0.1 * h) + 2)
+    grey = _darkest_channel(image[ay1:ay2, ax1:ax2]).astype(np.float32)
+    centre = np.array([(x1 + x2) / 2 - ax1, (y1 + y2) / 2 - ay1])
+    cos, sin = np.abs(np.cos(_FIT_ANGLES)), np.abs(np.sin(_FIT_ANGLES))
+    shapes = []
+    for ratio in FIT_RATIOS:
+        bw, bh = cos + ratio * sin, sin + ratio * cos
+        for i in np.nonzero(np.abs(np.log(bw / bh * h / w)) <= 0.06)[0]:
+            side = 0.5 * (w / bw[i] + h / bh[i])
+            for turn in (_FIT_ANGLES[i], -_FIT_ANGLES[i]):
+                shapes.append(cv2.boxPoints((tuple(centre), (side, ratio * side),
+                                             float(np.degrees(turn)))))
+    if not shapes:
+        return None
+    candidates = np.asarray(shapes, np.float64)
+    weakest = _side_steps(grey, candidates).min(axis=1)
+    best = int(np.argmax(weakest))  # (the first of equals)
+    if weakest[best] < min_step:
+        return None
+    return candidates[best].astype(np.float32) + np.array([ax1, ay1], np.float32)
+
+
+def card_outline(image: np.ndarray, box: tuple[float, float, float, float] | np.ndarray,
+                 fallback_margin: float | None = 0.0, fit: bool = True) -> np.ndarray | None:
+    """The four corners (4, 2) of the whole card whose face box is ``box``, or None: the
+    lone outline (:func:`card_quad`, in the box grown by 10 %, else by
+    ``fallback_margin``), else the card's shape fitted to the box on paper
+    (:func:`fitted_card_quad`, with ``fit``); and the card's shape fitted to its edges
+    (:func:`edge_fitted_card_quad`) where its sides step down from the paper more, on
+    average, than that outline's (a white card on a pale or checked table, where the
+    paper is hard to tell from the table)."""
+    quad = card_quad(image, box)
+    if quad is None and fallback_margin is not None:
+        quad = card_quad(image, box, margin=fallback_margin)
+    if quad is None and fit:
+        quad = fitted_card_quad(image, box)
+    if not fit:
+        return quad
+    edges = edge_fitted_card_quad(image, box)
+    if edges is None or quad is None:
+        return quad if edges is None else edges
+    x1, y1, x2, y2 = (float(v) for v in box)
+    w, h = x2 - x1, y2 - y1
+    ax1, ay1 = max(0, int(x1 - 0.2 * w)), max(0, int(y1 - 0.2 * h))
+    grey = _darkest_channel(image[ay1:int(y2 + 0.2 * h) + 2,
+                                  ax1:int(x2 + 0.2 * w) + 2]).astype(np.float32)
+    origin = np.array([ax1, ay1], np.float32)
+    if _side_steps(grey, edges - origin).mean() > _side_steps(grey, quad - origin).mean():
+        return edges
+    return quad
 
 
 def _fit_free_edges(pts: np.ndarray, paper: np.ndarray, reach: int) -> np.ndarray:

@@ -20,7 +20,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .crops import card_quad, fitted_card_quad, upright_card
+from .crops import card_outline, upright_card
 from .identify import MODELS, IndexClassifier, ModelError, onnx_model
 
 COURTS = ("J", "Q", "K")
@@ -79,18 +79,15 @@ class FaceReader:
     def read_boxes(self, image: np.ndarray, boxes: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray]:
         """For each face box of a frame: whether the card's whole outline was found
-        (:func:`~vision.crops.card_quad`, in the box grown by 10 %, else in the box grown by
-        :attr:`FALLBACK_MARGIN`, else fitted to the box: :attr:`FIT_OUTLINE`) and, where it
-        was, the (classes,) probabilities of its face (zeros elsewhere)."""
+        (:func:`~vision.crops.card_outline`: :func:`~vision.crops.card_quad`, in the box
+        grown by 10 %, else in the box grown by :attr:`FALLBACK_MARGIN`, else fitted to the
+        box: :attr:`FIT_OUTLINE`, or fitted to the card's edges where they show better) and,
+        where it was, the (classes,) probabilities of its face (zeros elsewhere)."""
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
         found = np.zeros(len(boxes), bool)
         crops = []
         for i, box in enumerate(boxes):
-            quad = card_quad(image, box)
-            if quad is None and self.FALLBACK_MARGIN is not None:
-                quad = card_quad(image, box, margin=self.FALLBACK_MARGIN)
-            if quad is None and self.FIT_OUTLINE:
-                quad = fitted_card_quad(image, box)
+            quad = card_outline(image, box, self.FALLBACK_MARGIN, self.FIT_OUTLINE)
             if quad is not None:
                 found[i] = True
                 crops.append(upright_card(image, quad))

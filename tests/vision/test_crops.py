@@ -6,7 +6,15 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.crops import CARD_SIZE, card_quad, fitted_card_quad, upright_card
+from vision import crops
+from vision.crops import (
+    CARD_SIZE,
+    card_outline,
+    card_quad,
+    edge_fitted_card_quad,
+    fitted_card_quad,
+    upright_card,
+)
 
 
 def _card_on_table(angle: float) -> tuple[np.ndarray, np.ndarray]:
@@ -92,3 +100,67 @@ def test_a_box_on_no_whole_card_is_not_fitted():
     image[100:188, 100:163] = 240
     # the box of a strip of a card (the rest under others): no card's shape fits it
     assert fitted_card_quad(image, (100, 100, 163, 122)) is None
+
+
+def _card_on_pale_table(angle: float, checked: bool = False, seed: int = 0
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A small white card (about 38 × 53 px, a printed frame near its edge, a red pip)
+    turned by ``angle`` degrees on a cream laminate, or on a pale checked cloth, with camera
+    noise. Returns the image, the card's corners and its box."""
+    rng = np.random.default_rng(seed)
+    image = np.zeros((300, 300, 3), np.uint8)
+    image[:] = (200, 234, 246)  # cream: its darkest channel ~35 levels under the paper's
+    if checked:
+        yy, xx = np.mgrid[0:300, 0:300]
+        image[((yy // 14) + (xx // 14)) % 2 == 0] = (236, 240, 242)  # pale squares
+    card = np.full((176, 126, 3), 246, np.uint8)
+    cv2.rectangle(card, (9, 9), (116, 166), (60, 60, 60), 3)  # a printed frame
+    card[70:110, 45:80] = (40, 40, 220)  # a pip
+    m = cv2.getRotationMatrix2D((63, 88), angle, 0.3)
+    m[:, 2] += (150 - 63, 150 - 88)
+    warped = cv2.warpAffine(card, m, (300, 300), flags=cv2.INTER_AREA)
+    inside = cv2.warpAffine(np.full((176, 126), 255, np.uint8), m, (300, 300)) > 127
+    image[inside] = warped[inside]
+    noisy = image.astype(np.int16) + rng.normal(0, 4, image.shape).round().astype(np.int16)
+    image = np.clip(noisy, 0, 255).astype(np.uint8)
+    corners = np.array([[0, 0], [126, 0], [126, 176], [0, 176]], np.float32) @ m[:, :2].T + m[:, 2]
+    return image, corners, np.concatenate([corners.min(axis=0), corners.max(axis=0)])
+
+
+def _corner_error(quad: np.ndarray | None, truth: np.ndarray) -> float:
+    """The largest distance from a true corner to the nearest found one (inf for None)."""
+    if quad is None:
+        return float("inf")
+    return float(np.linalg.norm(truth[:, None] - quad[None], axis=2).min(axis=1).max())
+
+
+@pytest.mark.parametrize("angle", [8.0, -12.0, 100.0])
+def test_a_card_on_a_pale_table_is_not_taken_for_the_window_it_was_looked_for_in(
+        angle, monkeypatch):
+    image, truth, box = _card_on_pale_table(angle)
+    # the outline of the card: its corners within 3 px (the card is 38 × 53 px)
+    assert _corner_error(card_outline(image, box), truth) < 3.0
+    found = card_quad(image, box)
+    assert found is None or _corner_error(found, truth) < 3.0
+    # without the look at what lies around the box, the first split parts the ink from
+    # cream and paper alike, and the box's whole window passes for the card
+    monkeypatch.setattr(crops, "MAX_PAPER_AROUND", 1.0)
+    assert _corner_error(card_quad(image, box), truth) > 5.0
+
+
+@pytest.mark.parametrize("angle", [18.0, -27.0, -8.0, -50.0])
+def test_a_card_on_a_checked_cloth_is_outlined_by_its_edges(angle):
+    image, truth, box = _card_on_pale_table(angle, checked=True, seed=1)
+    quad = edge_fitted_card_quad(image, box)
+    assert _corner_error(quad, truth) < 3.0
+    # the rectangle of the same box turned the other way is not taken
+    mirrored = truth.copy()
+    mirrored[:, 0] = box[0] + box[2] - truth[:, 0]
+    assert _corner_error(quad, mirrored) > 5.0
+    assert _corner_error(card_outline(image, box), truth) < 3.0
+
+
+def test_no_edges_no_outline():
+    image = np.zeros((300, 300, 3), np.uint8)
+    image[:] = (200, 234, 246)
+    assert edge_fitted_card_quad(image, (120, 120, 170, 180)) is None  # bare laminate
