@@ -143,6 +143,25 @@ EDGE_INSIDE = (1.0, 2.0, 3.0)
 EDGE_OUTSIDE = 1.5
 
 
+def _card_shapes(box: tuple[float, float, float, float] | np.ndarray,
+                 origin: tuple[int, int]) -> list[np.ndarray]:
+    """The rectangles in a card's shape (:data:`FIT_RATIOS`, every 2.5°, both ways turned)
+    whose own box is ``box`` (within 6 % in shape), each (4, 2) with ``origin`` at 0."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    w, h = x2 - x1, y2 - y1
+    centre = ((x1 + x2) / 2 - origin[0], (y1 + y2) / 2 - origin[1])
+    cos, sin = np.abs(np.cos(_FIT_ANGLES)), np.abs(np.sin(_FIT_ANGLES))
+    shapes = []
+    for ratio in FIT_RATIOS:
+        bw, bh = cos + ratio * sin, sin + ratio * cos  # the box of a card 1 × ratio
+        for i in np.nonzero(np.abs(np.log(bw / bh * h / w)) <= 0.06)[0]:
+            side = 0.5 * (w / bw[i] + h / bh[i])
+            for turn in (_FIT_ANGLES[i], -_FIT_ANGLES[i]):
+                shapes.append(cv2.boxPoints((centre, (side, ratio * side),
+                                             float(np.degrees(turn)))))
+    return shapes
+
+
 def fitted_card_quad(image: np.ndarray, box: tuple[float, float, float, float] | np.ndarray,
                      min_paper: float = 0.85, refine: bool = True) -> np.ndarray | None:
     """The four corners (4, 2) of a whole card whose box is ``box`` where :func:`card_quad`
@@ -178,23 +197,16 @@ def fitted_card_quad(image: np.ndarray, box: tuple[float, float, float, float] |
         return None  # no paper brighter than what lies around it (bare cloth, a white table)
     k = max(3, int(min(w, h) * 0.2) | 1)  # fill the pips
     paper = cv2.morphologyEx(paper, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
-    centre = ((x1 + x2) / 2 - ax1, (y1 + y2) / 2 - ay1)
-    cos, sin = np.abs(np.cos(_FIT_ANGLES)), np.abs(np.sin(_FIT_ANGLES))
     canvas = np.zeros_like(paper)
     best: tuple[float, np.ndarray] | None = None
-    for ratio in FIT_RATIOS:
-        bw, bh = cos + ratio * sin, sin + ratio * cos  # the box of a card 1 × ratio
-        for i in np.nonzero(np.abs(np.log(bw / bh * h / w)) <= 0.06)[0]:
-            side = 0.5 * (w / bw[i] + h / bh[i])
-            for turn in (_FIT_ANGLES[i], -_FIT_ANGLES[i]):
-                pts = cv2.boxPoints((centre, (side, ratio * side), float(np.degrees(turn))))
-                canvas[:] = 0
-                cv2.fillConvexPoly(canvas, np.round(pts * 4).astype(np.int32), 1, shift=2)
-                area = cv2.countNonZero(canvas)
-                if area:
-                    share = cv2.countNonZero(cv2.bitwise_and(canvas, paper)) / area
-                    if best is None or share > best[0]:
-                        best = (share, pts)
+    for pts in _card_shapes(box, (ax1, ay1)):
+        canvas[:] = 0
+        cv2.fillConvexPoly(canvas, np.round(pts * 4).astype(np.int32), 1, shift=2)
+        area = cv2.countNonZero(canvas)
+        if area:
+            share = cv2.countNonZero(cv2.bitwise_and(canvas, paper)) / area
+            if best is None or share > best[0]:
+                best = (share, pts)
     if best is None or best[0] < min_paper - (PALE_TABLE_SLACK if split[1] else 0.0):
         return None
     pts = best[1]
@@ -252,16 +264,7 @@ def edge_fitted_card_quad(image: np.ndarray,
     ax1, ay1 = max(0, int(x1 - 0.1 * w)), max(0, int(y1 - 0.1 * h))
     ax2, ay2 = min(iw, int(x2 + 0.1 * w) + 2), min(ih, int(y2 + 0.1 * h) + 2)
     grey = _darkest_channel(image[ay1:ay2, ax1:ax2]).astype(np.float32)
-    centre = np.array([(x1 + x2) / 2 - ax1, (y1 + y2) / 2 - ay1])
-    cos, sin = np.abs(np.cos(_FIT_ANGLES)), np.abs(np.sin(_FIT_ANGLES))
-    shapes = []
-    for ratio in FIT_RATIOS:
-        bw, bh = cos + ratio * sin, sin + ratio * cos
-        for i in np.nonzero(np.abs(np.log(bw / bh * h / w)) <= 0.06)[0]:
-            side = 0.5 * (w / bw[i] + h / bh[i])
-            for turn in (_FIT_ANGLES[i], -_FIT_ANGLES[i]):
-                shapes.append(cv2.boxPoints((tuple(centre), (side, ratio * side),
-                                             float(np.degrees(turn)))))
+    shapes = _card_shapes(box, (ax1, ay1))
     if not shapes:
         return None
     candidates = np.asarray(shapes, np.float64)
