@@ -141,6 +141,9 @@ EDGE_MIN_STEP = 8.0
 #: where :func:`_side_steps` looks: px inside a side (the brightest counts) and outside it
 EDGE_INSIDE = (1.0, 2.0, 3.0)
 EDGE_OUTSIDE = 1.5
+#: an outline whose every side steps down this much (grey levels) from paper to what lies
+#: about it is taken by :func:`card_outline` without an edge fit to weigh it against
+CLEAR_OUTLINE_STEP = 20.0
 
 
 def _card_shapes(box: tuple[float, float, float, float] | np.ndarray,
@@ -291,18 +294,19 @@ def card_outline(image: np.ndarray, box: tuple[float, float, float, float] | np.
         quad = fitted_card_quad(image, box)
     if not fit:
         return quad
-    edges = edge_fitted_card_quad(image, box)
-    if edges is None or quad is None:
-        return quad if edges is None else edges
     x1, y1, x2, y2 = (float(v) for v in box)
     w, h = x2 - x1, y2 - y1
     ax1, ay1 = max(0, int(x1 - 0.2 * w)), max(0, int(y1 - 0.2 * h))
     grey = _darkest_channel(image[ay1:int(y2 + 0.2 * h) + 2,
                                   ax1:int(x2 + 0.2 * w) + 2]).astype(np.float32)
     origin = np.array([ax1, ay1], np.float32)
-    if _side_steps(grey, edges - origin).mean() > _side_steps(grey, quad - origin).mean():
-        return edges
-    return quad
+    steps = _side_steps(grey, quad - origin) if quad is not None else None
+    if steps is not None and steps.min() >= CLEAR_OUTLINE_STEP:
+        return quad  # paper steps clearly down to the table all round: no need to look on
+    edges = edge_fitted_card_quad(image, box)
+    if edges is None or steps is None:
+        return quad if edges is None else edges
+    return edges if _side_steps(grey, edges - origin).mean() > steps.mean() else quad
 
 
 def _fit_free_edges(pts: np.ndarray, paper: np.ndarray, reach: int) -> np.ndarray:
