@@ -1809,7 +1809,7 @@ class Tracker:
             if self.EARLIER_WASTE_GLIMPSE and best not in pool:
                 glimpsed = self._earlier_waste_glimpse(best, pool, code, landed)
                 best = glimpsed or best
-            score = self._rank_of(best, code, landed, pool, lost, None)[-1]
+            score = self._rank_of(best, code, landed, pool, lost, st)[-1]
             if best in pool and score == 2:
                 score = 3  # seen on the waste, and gone from it
             waited = self.t_ms - landed
@@ -3414,12 +3414,24 @@ class Tracker:
             self._waste_gone(spot[2], code) else self._departed(spot[0], code)
         if pooled and spot[0].endswith(":waste"):
             dep = 2  # a waste card may only be hidden under a later draw
+        arm = dest is not None and spot[2] in self._arms_over(dest.box, t - 600, t)
+        brief = self.SHOWN_BRIEFLY_MS
         if seen is not None and t + 150 < seen <= self.t_ms and not spot[3]:
             dep = 1  # still seen at its place after it landed elsewhere: another deck's
+            if brief is not None and arm and spot[0].endswith(":waste") and \
+                    seen - t <= brief <= self.t_ms - seen:
+                dep = 2  # shown there only just after, not since, and its seat's arm laid
+                # it: the card under it read as it (a twin), not the card itself
         elif pooled and spot[0].endswith(":nertz") and seen is not None and t <= seen:
             dep = 1  # a hidden card showing on its nertz pile as the other one landed
-        arm = dest is not None and spot[2] in self._arms_over(dest.box, t - 600, t)
         return (seen is not None, dep, arm, -abs(t - seen) if seen is not None else 0.0, dep)
+
+    #: a waste that showed the card at most this long after it landed elsewhere, and not
+    #: since for as long, whose seat's arm was over the landing, is no evidence the card
+    #: stayed there (round 13 of the real path: seat 0's 5C under its 5S read 5S for 0.6 s
+    #: after the 5S landed; the pile's 5S never credited, its 7S to KS each flagged);
+    #: None: off
+    SHOWN_BRIEFLY_MS: float | None = 1500.0
 
     #: two identical cards leave for one pile and one landing shows: a card glimpsed on a
     #: waste (its draw never committed) that left first landed first (see below)

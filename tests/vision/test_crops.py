@@ -164,3 +164,12 @@ def test_no_edges_no_outline():
     image = np.zeros((300, 300, 3), np.uint8)
     image[:] = (200, 234, 246)
     assert edge_fitted_card_quad(image, (120, 120, 170, 180)) is None  # bare laminate
+
+
+@pytest.mark.parametrize("angle", [0.0, 38.0])
+def test_a_clear_outline_on_a_dark_cloth_is_taken_as_found(angle):
+    image, truth = _card_on_table(angle)
+    box = np.concatenate([truth.min(axis=0), truth.max(axis=0)])
+    quad = card_quad(image, box)
+    assert quad is not None
+    np.testing.assert_array_equal(card_outline(image, box), quad)

@@ -3761,3 +3761,28 @@ def test_a_waste_top_shown_arriving_on_a_column_left_before_the_new_top_was_draw
     # the 4C drawn again: the stock a turn ahead of the table)
     tr = _waste_top_leaves_under_a_hand(rule=False)
     assert [r.action for r in tr.records].count(Draw(0)) == 3
+
+
+def _waste_shows_the_card_briefly_after(rule: float | None) -> Tracker:
+    """Seat 0's waste shows an AS; seat 0's arm lays an AS on the lake; the waste still reads
+    AS for half a second (the card under it, a twin, misread), then shows a 7C for good."""
+    tr = Tracker(HouseRules(), 2)
+    tr.SHOWN_BRIEFLY_MS = rule
+    pile = (100.0, 100.0, 110.0, 115.0)
+    base = _table({0: "5C", 1: "5D"})
+    _play_boxed(tr, [
+        ({**base, "seat0:waste": ["AS"]}, 6, []),
+        ({**base, "seat0:waste": ["AS"]}, 1, [(pile, 0)]),
+        ({**base, "seat0:waste": ["AS"], "lake:0": ["AS"]}, 5, []),
+        ({**base, "seat0:waste": ["7C"], "lake:0": ["AS"]}, 40, []),
+    ], {"lake:0": pile})
+    return tr
+
+
+def test_a_waste_reading_the_card_just_after_its_seat_laid_it_still_lost_it():
+    """A waste that shows the card only just after it landed elsewhere (not since), its
+    seat's arm over the landing, is no sign the card stayed there: the AS is seat 0's."""
+    tr = _waste_shows_the_card_briefly_after(1500.0)
+    assert _pile(tr) == [(0, "AS", True)]
+    tr = _waste_shows_the_card_briefly_after(None)
+    assert not tr.table.lake or _pile(tr) == []
