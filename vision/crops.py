@@ -51,6 +51,16 @@ def _darkest_channel(image: np.ndarray) -> np.ndarray:
 CARD_SIZE = (126, 176)
 
 
+def _grown(box: tuple[float, float, float, float] | np.ndarray, shape: tuple[int, ...],
+           share: float, pad: int = 1) -> tuple[int, int, int, int]:
+    """``box`` grown by ``share`` of its size each way (the far sides ``pad`` px more),
+    in whole pixels, kept inside a picture of ``shape``."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    w, h = x2 - x1, y2 - y1
+    return (max(0, int(x1 - w * share)), max(0, int(y1 - h * share)),
+            min(shape[1], int(x2 + w * share) + pad), min(shape[0], int(y2 + h * share) + pad))
+
+
 def card_quad(image: np.ndarray, box: tuple[float, float, float, float] | np.ndarray,
               margin: float = 0.1) -> np.ndarray | None:
     """The four corners (4, 2) of the card inside ``box``, found as the largest bright,
@@ -64,14 +74,9 @@ def card_quad(image: np.ndarray, box: tuple[float, float, float, float] | np.nda
     itself. Then the bright pixels are split again (paper from a pale table); if the ring is
     still mostly "paper", None."""
     x1, y1, x2, y2 = (float(v) for v in box)
-    h, w = image.shape[:2]
-    bw, bh = x2 - x1, y2 - y1
     # the window looked in (the box grown by ``margin``) and around it the ring looked at
-    grow = max(margin, 0.0) + SURROUND
-    ox1, oy1 = max(0, int(x1 - bw * grow)), max(0, int(y1 - bh * grow))
-    ox2, oy2 = min(w, int(x2 + bw * grow) + 1), min(h, int(y2 + bh * grow) + 1)
-    ax1, ay1 = max(0, int(x1 - bw * margin)), max(0, int(y1 - bh * margin))
-    ax2, ay2 = min(w, int(x2 + bw * margin) + 1), min(h, int(y2 + bh * margin) + 1)
+    ox1, oy1, ox2, oy2 = _grown(box, image.shape, max(margin, 0.0) + SURROUND)
+    ax1, ay1, ax2, ay2 = _grown(box, image.shape, margin)
     if ay2 - ay1 < 12 or ax2 - ax1 < 12:
         return None
     outer = _darkest_channel(image[oy1:oy2, ox1:ox2])  # paper is bright in every channel
@@ -179,9 +184,7 @@ def fitted_card_quad(image: np.ndarray, box: tuple[float, float, float, float] |
     w, h = x2 - x1, y2 - y1
     if min(w, h) < 10:
         return None
-    ih, iw = image.shape[:2]
-    ax1, ay1 = max(0, int(x1 - 0.1 * w)), max(0, int(y1 - 0.1 * h))
-    ax2, ay2 = min(iw, int(x2 + 0.1 * w) + 1), min(ih, int(y2 + 0.1 * h) + 1)
+    ax1, ay1, ax2, ay2 = _grown(box, image.shape, 0.1)
     roi = image[ay1:ay2, ax1:ax2]
     if roi.shape[0] < 12 or roi.shape[1] < 12:
         return None
@@ -263,9 +266,7 @@ def edge_fitted_card_quad(image: np.ndarray,
     w, h = x2 - x1, y2 - y1
     if min(w, h) < 10:
         return None
-    ih, iw = image.shape[:2]
-    ax1, ay1 = max(0, int(x1 - 0.1 * w)), max(0, int(y1 - 0.1 * h))
-    ax2, ay2 = min(iw, int(x2 + 0.1 * w) + 2), min(ih, int(y2 + 0.1 * h) + 2)
+    ax1, ay1, ax2, ay2 = _grown(box, image.shape, 0.1, pad=2)
     grey = _darkest_channel(image[ay1:ay2, ax1:ax2]).astype(np.float32)
     shapes = _card_shapes(box, (ax1, ay1))
     if not shapes:
@@ -294,11 +295,8 @@ def card_outline(image: np.ndarray, box: tuple[float, float, float, float] | np.
         quad = fitted_card_quad(image, box)
     if not fit:
         return quad
-    x1, y1, x2, y2 = (float(v) for v in box)
-    w, h = x2 - x1, y2 - y1
-    ax1, ay1 = max(0, int(x1 - 0.2 * w)), max(0, int(y1 - 0.2 * h))
-    grey = _darkest_channel(image[ay1:int(y2 + 0.2 * h) + 2,
-                                  ax1:int(x2 + 0.2 * w) + 2]).astype(np.float32)
+    ax1, ay1, ax2, ay2 = _grown(box, image.shape, 0.2, pad=2)
+    grey = _darkest_channel(image[ay1:ay2, ax1:ax2]).astype(np.float32)
     origin = np.array([ax1, ay1], np.float32)
     steps = _side_steps(grey, quad - origin) if quad is not None else None
     if steps is not None and steps.min() >= CLEAR_OUTLINE_STEP:
