@@ -42,9 +42,9 @@ def crop_turned(image: np.ndarray, centre: tuple[float, float], side: float, ang
 
 
 def _darkest_channel(image: np.ndarray) -> np.ndarray:
-    """Per pixel, the lowest of the three channels (fast: OpenCV, not numpy's reduce)."""
-    b, g, r = cv2.split(image)
-    return cv2.min(cv2.min(b, g), r)
+    """Per pixel, the lowest of the three channels (two element-wise minima: faster than
+    numpy's reduce, and than ``cv2.split`` on a window of a frame)."""
+    return np.minimum(np.minimum(image[..., 0], image[..., 1]), image[..., 2])
 
 
 #: the size an upright card is warped to before its corners are read (width, height)
@@ -86,7 +86,7 @@ def card_quad(image: np.ndarray, box: tuple[float, float, float, float] | np.nda
     split = _paper_threshold(whiteness, outer[ring])
     if split is None:
         return None
-    mask = np.where(whiteness > split[0], 255, 0).astype(np.uint8)
+    _t, mask = cv2.threshold(whiteness, split[0], 255, cv2.THRESH_BINARY)  # above: paper
     k = max(3, int(min(whiteness.shape[:2]) * 0.04) | 1)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
     contours, _h = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -130,9 +130,11 @@ def _paper_threshold(whiteness: np.ndarray, around: np.ndarray) -> tuple[float, 
     return None if float(np.mean(around > t)) > MAX_PAPER_AROUND else (float(t), True)
 
 
-#: card shapes (long / short side) and angles (every 2.5°) that :func:`fitted_card_quad` tries
+#: card shapes (long / short side) and angles (every 2.5°, turned either way: 0° to ±90°)
+#: that :func:`fitted_card_quad` tries
 FIT_RATIOS = (1.3, 1.4, 1.5, 1.56)
-_FIT_ANGLES = np.radians(np.arange(0.0, 180.0, 2.5))
+_FIT_TURNS = np.radians(np.concatenate(
+    [[0.0], *([a, -a] for a in np.arange(2.5, 90.0, 2.5)), [90.0]]))
 #: grey levels (darkest channel) by which paper must be brighter than what is around it
 PAPER_CONTRAST = 40.0
 #: the same where the paper had to be split from a pale table (:func:`_paper_threshold`)
@@ -152,22 +154,34 @@ CLEAR_OUTLINE_STEP = 20.0
 
 
 def _card_shapes(box: tuple[float, float, float, float] | np.ndarray,
-                 origin: tuple[int, int]) -> list[np.ndarray]:
-    """The rectangles in a card's shape (:data:`FIT_RATIOS`, every 2.5°, both ways turned)
-    whose own box is ``box`` (within 6 % in shape), each (4, 2) with ``origin`` at 0."""
+                 origin: tuple[int, int]) -> np.ndarray:
+    """The rectangles in a card's shape (:data:`FIT_RATIOS`, turned every 2.5° either way)
+    whose own box is ``box`` (within 6 % in shape), (N, 4, 2) float32 with ``origin`` at 0,
+    each's corners in the order of OpenCV's ``boxPoints``."""
     x1, y1, x2, y2 = (float(v) for v in box)
     w, h = x2 - x1, y2 - y1
-    centre = ((x1 + x2) / 2 - origin[0], (y1 + y2) / 2 - origin[1])
-    cos, sin = np.abs(np.cos(_FIT_ANGLES)), np.abs(np.sin(_FIT_ANGLES))
-    shapes = []
+    cos, sin = np.abs(np.cos(_FIT_TURNS)), np.abs(np.sin(_FIT_TURNS))
+    sides, ratios, turns = [], [], []
     for ratio in FIT_RATIOS:
         bw, bh = cos + ratio * sin, sin + ratio * cos  # the box of a card 1 × ratio
-        for i in np.nonzero(np.abs(np.log(bw / bh * h / w)) <= 0.06)[0]:
-            side = 0.5 * (w / bw[i] + h / bh[i])
-            for turn in (_FIT_ANGLES[i], -_FIT_ANGLES[i]):
-                shapes.append(cv2.boxPoints((centre, (side, ratio * side),
-                                             float(np.degrees(turn)))))
-    return shapes
+        fits = np.nonzero(np.abs(np.log(bw / bh * h / w)) <= 0.06)[0]
+        sides.append(0.5 * (w / bw[fits] + h / bh[fits]))
+        ratios.append(np.full(len(fits), ratio))
+        turns.append(_FIT_TURNS[fits])
+    side = np.concatenate(sides)
+    height = (np.concatenate(ratios) * side).astype(np.float32)
+    side = side.astype(np.float32)
+    # as boxPoints does it, in single precision
+    degrees = np.degrees(np.concatenate(turns)).astype(np.float32).astype(np.float64)
+    radians = degrees * np.pi / 180.0
+    b = np.cos(radians).astype(np.float32) * np.float32(0.5)
+    a = np.sin(radians).astype(np.float32) * np.float32(0.5)
+    cx = np.float32((x1 + x2) / 2 - origin[0])
+    cy = np.float32((y1 + y2) / 2 - origin[1])
+    p0 = np.stack([cx - a * height - b * side, cy + b * height - a * side], axis=-1)
+    p1 = np.stack([cx + a * height - b * side, cy - b * height - a * side], axis=-1)
+    centre = np.array([cx, cy], np.float32)
+    return np.stack([p0, p1, 2 * centre - p0, 2 * centre - p1], axis=1).astype(np.float32)
 
 
 def fitted_card_quad(image: np.ndarray, box: tuple[float, float, float, float] | np.ndarray,
@@ -194,7 +208,7 @@ def fitted_card_quad(image: np.ndarray, box: tuple[float, float, float, float] |
     split = _paper_threshold(whiteness, whiteness[strip])
     if split is None:
         return None
-    paper = (whiteness > split[0]).astype(np.uint8)
+    _t, paper = cv2.threshold(whiteness, split[0], 1, cv2.THRESH_BINARY)
     rest = paper == 0
     # (after a second split, paper against the pale table about it, not against the ink)
     least = PALE_TABLE_CONTRAST if split[1] else PAPER_CONTRAST
@@ -204,53 +218,65 @@ def fitted_card_quad(image: np.ndarray, box: tuple[float, float, float, float] |
     k = max(3, int(min(w, h) * 0.2) | 1)  # fill the pips
     paper = cv2.morphologyEx(paper, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
     canvas = np.zeros_like(paper)
-    best: tuple[float, np.ndarray] | None = None
-    for pts in _card_shapes(box, (ax1, ay1)):
+    shapes = _card_shapes(box, (ax1, ay1))
+    corners = np.round(shapes * 4).astype(np.int32)
+    shares = np.zeros(len(shapes))
+    for i, points in enumerate(corners):
         canvas[:] = 0
-        cv2.fillConvexPoly(canvas, np.round(pts * 4).astype(np.int32), 1, shift=2)
+        cv2.fillConvexPoly(canvas, points, 1, shift=2)
         area = cv2.countNonZero(canvas)
-        if area:
-            share = cv2.countNonZero(cv2.bitwise_and(canvas, paper)) / area
-            if best is None or share > best[0]:
-                best = (share, pts)
-    if best is None or best[0] < min_paper - (PALE_TABLE_SLACK if split[1] else 0.0):
+        if area:  # the paper pixels counted, then their share (as exact as a count)
+            shares[i] = round(cv2.mean(paper, mask=canvas)[0] * area) / area
+    best = int(np.argmax(shares)) if len(shapes) else -1  # (the first of equals)
+    if best < 0 or shares[best] < min_paper - (PALE_TABLE_SLACK if split[1] else 0.0):
         return None
-    pts = best[1]
+    pts = shapes[best]
     if refine:
         pts = _fit_free_edges(pts, paper, max(2, round(0.08 * min(w, h))))
     return pts.astype(np.float32) + np.array([ax1, ay1], np.float32)
 
 
 def _sample(grey: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """``grey`` at ``points`` (..., 2), interpolated between pixels, clipped to the
-    picture."""
-    h, w = grey.shape[:2]
-    x = np.clip(points[..., 0], 0, w - 1.001)
-    y = np.clip(points[..., 1], 0, h - 1.001)
-    x0, y0 = x.astype(int), y.astype(int)
-    fx, fy = x - x0, y - y0
-    top = grey[y0, x0] * (1 - fx) + grey[y0, x0 + 1] * fx
-    low = grey[y0 + 1, x0] * (1 - fx) + grey[y0 + 1, x0 + 1] * fx
-    return top * (1 - fy) + low * fy
+    """``grey`` (float32) at ``points`` (..., 2), interpolated between pixels (OpenCV's
+    bilinear remap), the picture's edge pixels beyond it."""
+    pts = np.ascontiguousarray(points, np.float32).reshape(-1, 2)
+    count = len(pts)
+    width = 1 << 10  # (remap's maps are kept under its 32767 rows)
+    rows = -(-count // width)
+    if count < width:
+        maps = pts.reshape(-1, 1, 2)
+    else:
+        maps = np.zeros((rows * width, 2), np.float32)
+        maps[:count] = pts
+        maps = maps.reshape(rows, width, 2)
+    out = cv2.remap(grey, maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return out.reshape(-1)[:count].reshape(np.shape(points)[:-1])
+
+
+#: where along a side :func:`_side_steps` looks (shares of its length), and across it
+_SIDE_ALONG = np.linspace(0.15, 0.85, 12)[:, None]
+_SIDE_ACROSS = np.array([-k for k in EDGE_INSIDE] + [EDGE_OUTSIDE])
+_NEXT_CORNER = [1, 2, 3, 0]
 
 
 def _side_steps(grey: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    """Per side of each quadrilateral ``pts`` (..., 4, 2), the median step down in ``grey``
-    from just inside it to just outside (:data:`EDGE_INSIDE`: the brightest counts, past a
-    frame printed near the edge; :data:`EDGE_OUTSIDE`), at 12 points along the side:
-    (..., 4)."""
+    """Per side of each convex quadrilateral ``pts`` (..., 4, 2), the median step down in
+    ``grey`` (float32) from just inside it to just outside (:data:`EDGE_INSIDE`: the
+    brightest counts, past a frame printed near the edge; :data:`EDGE_OUTSIDE`), at 12
+    points along the side: (..., 4)."""
     pts = np.asarray(pts, np.float64)
-    b = np.roll(pts, -1, axis=-2)
-    along = np.linspace(0.15, 0.85, 12)[:, None]
-    spots = pts[..., None, :] + along * (b - pts)[..., None, :]  # (..., 4, 12, 2)
-    d = (b - pts) / np.maximum(np.linalg.norm(b - pts, axis=-1, keepdims=True), 1e-6)
-    normal = np.stack([d[..., 1], -d[..., 0]], axis=-1)  # (..., 4, 2)
-    centre = pts.mean(axis=-2)[..., None, None, :]
-    sign = np.sign(np.sum(normal[..., None, :] * (spots - centre), axis=-1).mean(axis=-1))
-    normal = normal * np.where(sign == 0, 1.0, sign)[..., None]  # outwards
-    normal = normal[..., None, :]
-    inside = np.max([_sample(grey, spots - k * normal) for k in EDGE_INSIDE], axis=0)
-    return np.median(inside - _sample(grey, spots + EDGE_OUTSIDE * normal), axis=-1)
+    after = pts[..., _NEXT_CORNER, :]
+    edge = after - pts
+    spots = pts[..., None, :] + _SIDE_ALONG * edge[..., None, :]  # (..., 4, 12, 2)
+    normal = np.stack([edge[..., 1], -edge[..., 0]], axis=-1)
+    normal /= np.maximum(np.sqrt((normal ** 2).sum(axis=-1, keepdims=True)), 1e-6)
+    # outwards: the quadrilateral's turn (its signed area) tells which side is out
+    turn = np.sign((pts[..., 0] * after[..., 1] - after[..., 0] * pts[..., 1]).sum(axis=-1))
+    normal *= np.where(turn == 0, 1.0, turn)[..., None, None]
+    values = _sample(grey, spots + _SIDE_ACROSS.reshape(-1, *[1] * spots.ndim)
+                     * normal[..., None, :])
+    steps = np.sort(values[:-1].max(axis=0) - values[-1], axis=-1)
+    return 0.5 * (steps[..., 5] + steps[..., 6])  # the median of 12
 
 
 def edge_fitted_card_quad(image: np.ndarray,
@@ -268,10 +294,9 @@ def edge_fitted_card_quad(image: np.ndarray,
         return None
     ax1, ay1, ax2, ay2 = _grown(box, image.shape, 0.1, pad=2)
     grey = _darkest_channel(image[ay1:ay2, ax1:ax2]).astype(np.float32)
-    shapes = _card_shapes(box, (ax1, ay1))
-    if not shapes:
+    candidates = _card_shapes(box, (ax1, ay1)).astype(np.float64)
+    if not len(candidates):
         return None
-    candidates = np.asarray(shapes, np.float64)
     weakest = _side_steps(grey, candidates).min(axis=1)
     best = int(np.argmax(weakest))  # (the first of equals)
     if weakest[best] < min_step:
@@ -317,7 +342,7 @@ def _fit_free_edges(pts: np.ndarray, paper: np.ndarray, reach: int) -> np.ndarra
     h, w = paper.shape[:2]
     offsets = np.arange(-reach, reach + 1, dtype=np.float64)
     a = pts.astype(np.float64)
-    b = np.roll(a, -1, axis=0)  # edge i runs from corner i to corner i + 1
+    b = a[_NEXT_CORNER]  # edge i runs from corner i to corner i + 1
     along = (b - a) / np.maximum(np.linalg.norm(b - a, axis=1, keepdims=True), 1e-6)
     normal = np.stack([along[:, 1], -along[:, 0]], axis=1)
     outwards = np.sum(normal * ((a + b) / 2 - a.mean(axis=0)), axis=1) >= 0
