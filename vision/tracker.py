@@ -1939,6 +1939,14 @@ class Tracker:
     LOST_CARDS_BACK = True
     #: how lately before it landed a lost card must have shown in its seat's layout
     LOST_SEEN_MS = 15000.0
+    #: a seat's card recorded gone unseen at most this long after the same code settled,
+    #: uncredited, on a lake pile went there: its source was still read as showing it when
+    #: it landed (a twin's misread, a hand's shadow), so its move waited for no source and
+    #: the card's leaving came after (real path, round 14: seat 2's 9S settled on the spade
+    #: pile at 55.2 s while its column, the 9C run laid on it, still read 9S; recorded gone
+    #: at 56.1 s, it was credited to nobody, nor were the 10S and JS laid on it, and the QS
+    #: on top was flagged); None: off
+    LOST_AFTER_LANDING_MS: float | None = 3000.0
 
     def _lost_candidates(self, code: str, landed: float, dest: str
                          ) -> list[tuple[str, int, int, bool]]:
@@ -1955,8 +1963,10 @@ class Tracker:
             if dseat is not None and seat != dseat or not any(
                     c.code == code and c.owner == seat for c in table.layouts[seat].lost):
                 continue
-            left = next(r for r in reversed(self.records) if isinstance(r.action, Unseen)
-                        and r.action.seat == seat and r.action.card == code)
+            left = self._left_unseen(seat, code)
+            if dseat is None and self._lost_after_landing(left, landed):
+                out.append((left.action.src, 1, seat, False))  # type: ignore[attr-defined]
+                continue
             prefix = f"seat{seat}:"
             seen = [(g, name) for (name, c), g in self.seen_at.items()
                     if c == code and name.startswith(prefix) and left.t_ms < g <= landed
@@ -1967,6 +1977,17 @@ class Tracker:
             elif seen:
                 out.append((left.action.src, 1, seat, False))  # type: ignore[attr-defined]
         return out
+
+    def _left_unseen(self, seat: int, code: str) -> _Record:
+        """The last record of ``seat``'s ``code`` going unseen (the seat has it lost)."""
+        return next(r for r in reversed(self.records) if isinstance(r.action, Unseen)
+                    and r.action.seat == seat and r.action.card == code)
+
+    def _lost_after_landing(self, left: _Record, landed: float) -> bool:
+        """Whether the card recorded gone by ``left`` left just after its like settled on a
+        lake pile at ``landed`` (:attr:`LOST_AFTER_LANDING_MS`)."""
+        return self.LOST_AFTER_LANDING_MS is not None and \
+            landed < left.t_ms <= landed + self.LOST_AFTER_LANDING_MS
 
     def _rank_of(self, spot: tuple[str, int, int, bool], code: str, t: float,
                  pool: list[tuple[str, int, int, bool]], lost: list[tuple[str, int, int, bool]],
@@ -1983,8 +2004,11 @@ class Tracker:
         seen = self.seen_at.get((spot[0], code))
         st = self.states.get(spot[0])
         dep = 2
-        if seen is not None and t + 150 < seen <= self.t_ms or \
-                st is not None and st.stable and code in st.stable and not st.covered:
+        # (read at its source after it landed: another deck's, unless it went from there
+        # only just after: the source still read so as it landed)
+        later = seen is not None and t + 150 < seen <= self.t_ms and \
+            not self._lost_after_landing(self._left_unseen(spot[2], code), t)
+        if later or st is not None and st.stable and code in st.stable and not st.covered:
             dep = 1
         arm = dest is not None and spot[2] in self._arms_over(dest.box, t - 600, t)
         return (seen is not None, dep, arm, -abs(t - seen) if seen is not None else 0.0, dep)

@@ -3119,6 +3119,44 @@ def test_a_lost_card_that_shows_again_and_lands_counts_for_its_seat():
     assert not tr.table.lake and [c.code for c in tr.table.layouts[0].lost] == ["AC"]
 
 
+def _column_card_lands_before_it_reads_gone(on: bool) -> Tracker:
+    """Seat 0 lays its nertz 2H on its column's 3S, then plays the 2H to seat 1's heart
+    pile while laying its nertz 2D on the 3S: the column still reads 2H (the 2D read as
+    its twin) as the 2H settles on the pile, and seat 1 lays its 3H on it; then the
+    column reads 2D, and the 2H is recorded gone from it after the 3H hid it."""
+    tr = Tracker(HouseRules(), 2)
+    tr.LOST_AFTER_LANDING_MS = 3000.0 if on else None
+    column = {"seat0:river3": ["3S", "2H"]}
+    _feed_views(tr, [_table({0: "2H", 1: "AH"}, {"seat0:river3": ["3S"]})] * 5
+                + [_table({0: "2H", 1: "3H"}, {"seat0:river3": ["3S"], "lake:0": ["AH"]})] * 5
+                + [_table({0: "2D", 1: "3H"}, {**column, "lake:0": ["AH"]})] * 5
+                + [_table({0: "5C", 1: "3H"}, {**column, "lake:0": ["2H"]})] * 3
+                + [_table({0: "5C", 1: "5D"}, {**column, "lake:0": ["3H"]})] * 2
+                + [_table({0: "5C", 1: "5D"}, {"seat0:river3": ["3S", "2D"],
+                                               "lake:0": ["3H"]})] * 10)
+    tr.finish()
+    return tr
+
+
+def test_a_card_recorded_gone_just_after_its_like_landed_on_a_pile_went_there():
+    tr = _column_card_lands_before_it_reads_gone(True)
+    moves = [e for e in tr.log() if e["type"] == "move"]
+    assert [(e["seat"], e["card"], e["from"], e["to"], e.get("lost")) for e in moves] == [
+        (1, "AH", "seat1:nertz", "lake:0", None),
+        (0, "2H", "seat0:nertz", "seat0:river3", None),
+        (0, "2H", "seat0:river3", "lake:0", True),  # (back from its unseen leaving)
+        (1, "3H", "seat1:nertz", "lake:0", None),
+        (0, "2D", "seat0:nertz", "seat0:river3", None)]
+    assert _pile(tr) == [(1, "AH", True), (0, "2H", True), (1, "3H", True)]
+    assert not tr.flags() and tr.table.score().lake_cards == [1, 2]
+    assert tr.table.layouts[0].lost == [] and tr.nertz_counts() == [11, 11]
+    # without it, the 2H stays lost, and the 3H laid on it is let go unseen too
+    tr = _column_card_lands_before_it_reads_gone(False)
+    assert _pile(tr) == [(1, "AH", True)]
+    assert [c.code for c in tr.table.layouts[0].lost] == ["2H"]
+    assert tr.table.score().lake_cards == [0, 1]
+
+
 def _dealt_column_misread_at_first(fix_ms: float | None) -> Tracker:
     """The deal's first frames read seat 0's KS column as JS; from then on it reads KS, and
     after 3 s seat 0 lays its nertz QH on it."""
