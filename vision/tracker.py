@@ -1815,6 +1815,9 @@ class Tracker:
             waited = self.t_ms - landed
             if score < 3 and not (final or waited >= self.wait_ms or buried is not None):
                 continue
+            if kind == "lake" and not final and self._armed_source_hidden(
+                    best, ranked, code, landed, pool, lost, st, waited):
+                continue
             if score == 1:
                 # (every seat's card still shows at its place: none of them landed)
                 if twin_ok and self._twin_arrival(dest, code, landed, st):
@@ -1947,6 +1950,29 @@ class Tracker:
     #: at 56.1 s, it was credited to nobody, nor were the 10S and JS laid on it, and the QS
     #: on top was flagged); None: off
     LOST_AFTER_LANDING_MS: float | None = 3000.0
+
+    #: a card seen gone from a source whose seat's arm was not over the pile as it landed
+    #: waits, up to this long, while a source of the seat whose arm was over it is under a
+    #: hand (its departure not seen yet); None: off
+    ARMED_HIDDEN_WAIT_MS: float | None = 2000.0
+
+    def _armed_source_hidden(self, best: tuple[str, int, int, bool],
+                             ranked: list[tuple[str, int, int, bool]], code: str,
+                             landed: float, pool: list[tuple[str, int, int, bool]],
+                             lost: list[tuple[str, int, int, bool]], dest: _PlaceState,
+                             waited: float) -> bool:
+        """See :attr:`ARMED_HIDDEN_WAIT_MS`: whether to wait before choosing ``best``."""
+        if self.ARMED_HIDDEN_WAIT_MS is None or waited >= self.ARMED_HIDDEN_WAIT_MS or \
+                self._rank_of(best, code, landed, pool, lost, dest)[2]:
+            return False
+        for spot in ranked:
+            if spot is best or spot[3]:
+                continue
+            _seen, dep, arm, *_rest = self._rank_of(spot, code, landed, pool, lost, dest)
+            place = self.states.get(self._obs_place_of(spot[0]))
+            if arm and dep == 2 and place is not None and place.covered:
+                return True
+        return False
 
     def _lost_candidates(self, code: str, landed: float, dest: str
                          ) -> list[tuple[str, int, int, bool]]:

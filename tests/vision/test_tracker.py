@@ -1314,6 +1314,50 @@ def test_a_card_taken_by_another_seats_arm_while_the_owner_works_elsewhere_is_no
         assert [f["rule"] for f in tr.flags()] == (["not_your_card"] if mover == 1 else [])
 
 
+def _armed_seats_source_hidden(wait: float | None) -> Tracker:
+    """Seat 1's arm lays its column's 2H on its AH pile and goes back over the column
+    (covered); seat 0's column, holding a 2H of its own deck, reads empty for 0.8 s as the
+    pile's 2H settles (a glare), then 2H again; seat 1's column shows empty once the hand
+    goes."""
+    boxes = {"seat0:river3": (40.0, 0.0, 50.0, 14.0), "seat1:river3": (140.0, 0.0, 150.0, 14.0),
+             "lake:0": (100.0, 100.0, 110.0, 114.0)}
+    tr = Tracker(HouseRules(), 2)
+    tr.ARMED_HIDDEN_WAIT_MS = wait
+    cols = {"seat0:river3": ["2H"], "seat1:river3": ["2H"], "lake:0": ["AH"]}
+    landed = {"seat1:river3": [], "lake:0": ["2H"]}
+    hidden = {"seat1:river3": 0.9}
+    steps = [(_table({0: "5C", 1: "AH"}, {**cols, "lake:0": []}), {}, [], 10),
+             (_table({0: "5C", 1: "5D"}, cols), {}, [], 10),
+             (_table({0: "5C", 1: "5D"}, cols), {}, [(boxes["lake:0"], 1)], 2),
+             (_table({0: "5C", 1: "5D"}, {**landed, "seat0:river3": []}), hidden, [], 8),
+             (_table({0: "5C", 1: "5D"}, {**landed, "seat0:river3": ["2H"]}), hidden, [], 6),
+             (_table({0: "5C", 1: "5D"}, {**landed, "seat0:river3": ["2H"]}), {}, [], 20)]
+    n = 0
+    for places, covered, arms, repeat in steps:
+        for _ in range(repeat):
+            views = {p: PlaceView(p, [SeenCard(c, boxes.get(p, _spot(p))) for c in codes],
+                                  covered.get(p, 0.0)) for p, codes in places.items()}
+            obs = Observation(n, n * 100.0, views)
+            obs.hands, obs.hand_seats = [b for b, _s in arms], [s for _b, s in arms]
+            tr.update(obs)
+            n += 1
+    tr.finish()
+    return tr
+
+
+def test_a_card_gone_from_an_unarmed_seat_waits_while_the_armed_seats_source_is_hidden():
+    # the armed seat's column, under its hand, is seen empty 0.6 s after the landing: its
+    # 2H landed; seat 0's column shows its own 2H again
+    tr = _armed_seats_source_hidden(2000.0)
+    assert _moves(tr.log()) == [(1, "AH", "seat1:nertz", "lake:0"),
+                                (1, "2H", "seat1:river3", "lake:0")]
+    assert not tr.flags() and tr.table.layouts[0].river[3][-1].code == "2H"
+    # without the wait, seat 0's 2H (seen gone first) lands too, on the other: flagged
+    tr = _armed_seats_source_hidden(None)
+    assert _moves(tr.log())[2:] == [(0, "2H", "seat0:river3", "lake:0")]
+    assert [f["rule"] for f in tr.flags()] == ["foundation_rank"]
+
+
 def test_a_card_hidden_under_a_misplaced_identical_card_is_found_from_the_waste_it_left():
     # seat 1 takes seat 0's 2C onto the AC pile (flagged, it does not count); seat 1's own
     # 2C, seen on its waste, then lands on it unseen (an identical card hides it) and the
