@@ -2656,8 +2656,13 @@ class Tracker:
         if r is None:
             return False
         rec = self.records[r]
-        seen = self.seen_at.get((self._obs_place_of(rec.action.src), top))  # type: ignore[union-attr]
-        if seen is not None and seen <= rec.t_ms + 300:
+        src = rec.action.src  # type: ignore[union-attr]
+        seen = self.seen_at.get((self._obs_place_of(src), top))
+        # (last seen on a waste long before it landed: its leaving is no sign it moved,
+        # see STALE_GONE_MS)
+        stale = seen is not None and self.STALE_GONE_MS is not None and \
+            self._kind(src) in self.STALE_GONE_KINDS and seen < rec.t_ms - self.STALE_GONE_MS
+        if seen is not None and seen <= rec.t_ms + 300 and not stale:
             return False  # seen at its source before it landed: a card that moved
         if under not in [a for a, _p in rec.evidence.get("reads", ())]:
             return False
@@ -2670,7 +2675,6 @@ class Tracker:
         owner = self._owner(rec.action)  # type: ignore[arg-type]
         self._forget_unless_named(owner, top)
         self.misreads[dest] = (under, top)
-        src = rec.action.src  # type: ignore[union-attr]
         wst = self.states.get(src)
         if src.endswith(":waste") and wst is not None and wst.stable and not wst.covered:
             # the card is back on that waste in the rebuilt engine, over what it shows:

@@ -1786,18 +1786,25 @@ def _misread_pile(tr: Tracker) -> list[dict]:
         (_table({0: "9C", 1: "5D"}, {**pile, "seat1:waste": ["6C", "JS", "3H"]}), 20, []),
         (_table({0: "9C", 1: "5D"}, {**pile, "seat1:waste": ["6C", "JS"]}), 40, []),
     ]
-    alts = (("2H", 0.1), ("3D", 0.05))
+    _play_pile_read_3h(tr, script, boxes)
+    tr.finish()
+    return tr.log()
+
+
+def _play_pile_read_3h(tr: Tracker, script: list[tuple[dict[str, list[str]], int, list]],
+                       boxes: dict[str, tuple[float, ...]]) -> None:
+    """:func:`_play_boxed`, each read of 3H on lake pile 0 with 2H as the reader's next
+    read."""
     n = 0
     for places, repeat, hands in script:
         for _ in range(repeat):
             obs = _boxed(n, places, boxes, hands)
             view = obs.places.get("lake:0")
             if view is not None and view.cards[0].code == "3H":
-                view.cards[0] = SeenCard("3H", boxes["lake:0"], alternatives=alts)
+                view.cards[0] = SeenCard("3H", boxes["lake:0"],
+                                         alternatives=(("2H", 0.1), ("3D", 0.05)))
             tr.update(obs)
             n += 1
-    tr.finish()
-    return tr.log()
 
 
 def test_a_lake_card_from_nowhere_misread_for_the_card_under_it_is_dropped(monkeypatch,
@@ -1820,6 +1827,47 @@ def test_a_lake_card_from_nowhere_misread_for_the_card_under_it_is_dropped(monke
     monkeypatch.setattr(Tracker, "DROP_UNSEEN_TOP", False)
     before = _misread_pile(Tracker(HouseRules(), 2))
     assert _moves(before) != _moves(log)
+
+
+def _pile_misread_as_a_card_drawn_over_long_before(stale_ms: float | None, gap: int
+                                                   ) -> Tracker:
+    """Seat 0 plays AH and 2H; its waste shows a 3H, then a draw over it; ``gap`` frames
+    later the pile reads 3H (2H the reader's next read) under seat 0's arm for 2.3 s, then
+    2H again."""
+    boxes = {"lake:0": (100.0, 100.0, 110.0, 114.0), "seat0:waste": (60.0, 0.0, 70.0, 14.0)}
+    arm = [(boxes["lake:0"], 0)]
+    tr = Tracker(HouseRules(), 2)
+    tr.STALE_GONE_MS = stale_ms
+    drawn = {"seat0:waste": ["5C", "8D"]}
+    script: list[tuple[dict[str, list[str]], int, list]] = [
+        (_table({0: "AH", 1: "5D"}), 4, []),
+        (_table({0: "2H", 1: "5D"}, {"lake:0": ["AH"]}), 10, []),
+        (_table({0: "9C", 1: "5D"}, {"lake:0": ["2H"]}), 10, []),
+        (_table({0: "9C", 1: "5D"}, {"lake:0": ["2H"], "seat0:waste": ["5C", "3H"]}), 15, []),
+        (_table({0: "9C", 1: "5D"}, {"lake:0": ["2H"], **drawn}), gap, []),
+        (_table({0: "9C", 1: "5D"}, {"lake:0": ["2H"], **drawn}), 3, arm),
+        (_table({0: "9C", 1: "5D"}, {"lake:0": ["3H"], **drawn}), 3, arm),
+        (_table({0: "9C", 1: "5D"}, {"lake:0": ["3H"], **drawn}), 20, []),
+        (_table({0: "9C", 1: "5D"}, {"lake:0": ["2H"], **drawn}), 40, []),
+    ]
+    _play_pile_read_3h(tr, script, boxes)
+    tr.finish()
+    return tr
+
+
+def test_a_pile_misread_as_a_waste_card_gone_long_before_is_dropped_when_it_shows_again():
+    # the waste's 3H was last seen 4 s before the pile read 3H: its leaving is no sign it
+    # landed, and the 2H showing again takes the misread back
+    played = [(0, "AH", "seat0:nertz", "lake:0"), (0, "2H", "seat0:nertz", "lake:0")]
+    tr = _pile_misread_as_a_card_drawn_over_long_before(3000.0, 40)
+    assert _moves(tr.log()) == played and _pile(tr) == [(0, "AH", True), (0, "2H", True)]
+    assert tr.table.score().lake_cards == [2, 0]
+    # without the staleness, the 3H stays on the pile: a card credited that never landed
+    tr = _pile_misread_as_a_card_drawn_over_long_before(None, 40)
+    assert _moves(tr.log()) == [*played, (0, "3H", "seat0:waste", "lake:0")]
+    # a waste card seen 1 s before the pile showed it: a card that moved, it stays
+    tr = _pile_misread_as_a_card_drawn_over_long_before(3000.0, 10)
+    assert _moves(tr.log()) == [*played, (0, "3H", "seat0:waste", "lake:0")]
 
 
 def _twin_suit_pile(recode: bool, unsure: str = "A23", one: bool = True) -> Tracker:
