@@ -1784,6 +1784,9 @@ class Tracker:
             if not cands:
                 if twin_ok and self._twin_arrival(dest, code, landed, st):
                     return True
+                if kind == "lake" and len(run) == 1 and not misread and \
+                        self._twin_of_played(dest, code, landed, st):
+                    return True
                 continue
             ranked = sorted(cands, key=lambda s: self._stale_gone_rank(
                 s, code, landed, self._rank_of(s, code, landed, pool, lost, st), kind),
@@ -1973,6 +1976,69 @@ class Tracker:
             if arm and dep == 2 and place is not None and place.covered:
                 return True
         return False
+
+    #: a lake card read X that no seat can have lost, as a seat's nertz top or waste top
+    #: read X left it, is that seat's hidden twin of X (same rank, the other suit of its
+    #: colour) when the seat's own X was played already: the camera reads the twin as X
+    #: at the source and on the pile alike (real path, round 14: seat 0's nertz AS read
+    #: AC there and on the new pile it started, seat 0's AC on the lake since 3.9 s; the
+    #: pile went to another seat's hidden AC 12 s later); None: off
+    TWIN_OF_PLAYED_MS: float | None = 1500.0
+
+    def _twin_of_played(self, dest: str, code: str, landed: float, st: _PlaceState) -> bool:
+        """See :attr:`TWIN_OF_PLAYED_MS`: commit the twin's move; whether it was."""
+        table = self.table
+        assert table is not None
+        twin = _twin(code)
+        if self.TWIN_OF_PLAYED_MS is None or twin is None:
+            return False
+        j = self.lake_map.get(dest, len(table.lake))
+        found = []
+        for seat in range(self.seats):
+            where = table.where(twin, seat)
+            if (seat, code) not in self.named or (seat, twin) in self.named or \
+                    where is None or where.kind not in ("nertz", "stock", "waste") or \
+                    any(c.code == code for c in table.layouts[seat].lost) or \
+                    not self._played_as_seen(seat, code):
+                continue
+            for kind in ("nertz", "waste"):
+                place = f"seat{seat}:{kind}"
+                seen = self.seen_at.get((place, code))
+                pst = self.states.get(place)
+                if seen is not None and pst is not None and pst.stable is not None and \
+                        landed - self.TWIN_OF_PLAYED_MS <= seen <= landed + 300 and \
+                        (not pst.stable or pst.stable[-1] != code):
+                    found.append((seat, place))
+        if len(found) != 1:
+            return False  # (none, or two seats: no telling which)
+        card = Card.parse(twin)
+        pile = table.lake[j] if j < len(table.lake) else None
+        if not (card.rank == 1 if pile is None or pile.top is None
+                else pile.suit == card.suit and pile.next_rank == card.rank):
+            return False  # (only where the twin may lie)
+        seat, src = found[0]
+        if not (self._bring_to_nertz_top(seat, twin) if src.endswith(":nertz")
+                else self._bring_to_waste_top(seat, twin)):
+            return False
+        action = Move(seat, twin, src, f"lake:{j}")
+        if table.is_legal(action) is not True:
+            return False
+        if not self._commit(action, int(landed), st.stable_frame, evidence={
+                "why": f"{dest} and {src} read {code}; seat{seat}'s {code} was played "
+                       f"before: its {twin}", "from": src, "seen": [code]}):
+            return False
+        self.misreads[dest] = (twin, code)
+        if dest not in self.lake_map:
+            self.lake_map[dest] = j
+        return True
+
+    def _played_as_seen(self, seat: int, code: str) -> bool:
+        """Whether ``seat``'s ``code`` was last moved by a move seen, not inferred, from a
+        place that showed it (not a hidden card's guess)."""
+        rec = next((r for r in reversed(self.records) if isinstance(r.action, Move)
+                    and r.action.card == code and self._owner(r.action) == seat), None)
+        return rec is not None and not rec.inferred and self.seen_at.get(
+            (self._obs_place_of(rec.action.src), code)) is not None  # type: ignore[union-attr]
 
     def _lost_candidates(self, code: str, landed: float, dest: str
                          ) -> list[tuple[str, int, int, bool]]:

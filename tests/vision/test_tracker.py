@@ -1829,6 +1829,34 @@ def test_a_lake_card_from_nowhere_misread_for_the_card_under_it_is_dropped(monke
     assert _moves(before) != _moves(log)
 
 
+def _twin_read_as_a_played_card(on: bool) -> Tracker:
+    """Seat 0 plays its nertz AC (read sure), lays its next nertz card 8H on a column, and
+    plays the next, its AS, to start a pile: read AC on the nertz pile and on the pile."""
+    tr = Tracker(HouseRules(), 2)
+    tr.TWIN_OF_PLAYED_MS = 1500.0 if on else None
+    pile = {"lake:0": ["AC"]}
+    built = {**pile, "seat0:river2": ["9C", "8H"]}
+    _feed_views(tr, [_table({0: "AC", 1: "5D"})] * 5 + [_table({0: "8H", 1: "5D"}, pile)] * 10
+                + [_table({0: "AC", 1: "5D"}, built)] * 10
+                + [_table({0: "9S", 1: "5D"}, {**built, "lake:1": ["AC"]})] * 10)
+    tr.finish()
+    return tr
+
+
+def test_a_card_read_as_its_seats_played_twin_is_the_twin():
+    # seat 0's AC is on the lake: the second "AC" its nertz pile showed and lost as a new
+    # pile read AC is its AS
+    played = [(0, "AC", "seat0:nertz", "lake:0"), (0, "8H", "seat0:nertz", "seat0:river2")]
+    tr = _twin_read_as_a_played_card(True)
+    assert _moves(tr.log()) == [*played, (0, "AS", "seat0:nertz", "lake:1")]
+    assert tr.table.score().lake_cards == [2, 0] and tr.nertz_counts() == [10, 13]
+    assert not tr.flags()
+    # without it, no seat can have lost that AC: the pile is never credited
+    tr = _twin_read_as_a_played_card(False)
+    assert _moves(tr.log()) == played and tr.table.score().lake_cards == [1, 0]
+    assert tr.nertz_counts() == [11, 13]
+
+
 def _pile_misread_as_a_card_drawn_over_long_before(stale_ms: float | None, gap: int
                                                    ) -> Tracker:
     """Seat 0 plays AH and 2H; its waste shows a 3H, then a draw over it; ``gap`` frames
