@@ -3863,6 +3863,32 @@ def test_a_card_gone_from_a_waste_long_before_the_landing_does_not_outrank_a_col
     assert _pile(tr) == [(1, "AH", True)]
 
 
+def _stale_nertz_glimpse_or_column(kinds: tuple[str, ...], gap: int = 40) -> Tracker:
+    """Seat 1's nertz pile, under a hand, glimpsed an AH for 0.2 s, then shows a 9S for
+    ``gap`` frames; as an AH lands on the lake, a hand covers seat 0's column that ends in
+    an AH, which shows empty after."""
+    tr = Tracker(HouseRules(), 2)
+    tr.STALE_GONE_KINDS = kinds
+    cols = {"seat0:river3": ["AH"]}
+    later = _table({0: "5C", 1: "9S"}, cols)
+    landed = {**later, "seat0:river3": [], "lake:0": ["AH"]}
+    _feed_covered(tr, [(_table({0: "5C", 1: "7C"}, cols), {}, 10),
+                       (_table({0: "5C", 1: "AH"}, cols), {"seat1:nertz": 0.5}, 2),
+                       (later, {}, gap), (landed, {"seat0:river3": 0.95}, 6), (landed, {}, 6)])
+    tr.finish()
+    return tr
+
+
+def test_a_nertz_card_glimpsed_long_before_the_landing_does_not_outrank_a_column():
+    # glimpsed 4 s before: ranks as unseen, the column under the hand is the source
+    tr = _stale_nertz_glimpse_or_column(("waste", "nertz"))
+    assert _moves(tr.log()) == [(0, "AH", "seat0:river3", "lake:0")]
+    assert _pile(tr) == [(0, "AH", True)] and tr.nertz_counts() == [13, 12]
+    # without it the glimpse is seen leaving: seat 1's AH lands first, and the column's on it
+    tr = _stale_nertz_glimpse_or_column(("waste",))
+    assert _pile(tr) == [(1, "AH", True), (0, "AH", False)]
+
+
 def _covered_waste_out_of_step(pool: bool) -> Tracker:
     """Seat 1's waste glimpsed an AS; seat 0's waste showed the AS, a 9H on it, then the AS
     again (the engine still has the 9H on top), and a hand covered it as an AS landed."""
