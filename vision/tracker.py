@@ -1956,7 +1956,8 @@ class Tracker:
 
     #: a card seen gone from a source whose seat's arm was not over the pile as it landed
     #: waits, up to this long, while a source of the seat whose arm was over it is under a
-    #: hand (its departure not seen yet); None: off
+    #: hand (its departure not seen yet; real path, 12 rounds: MAE 1.45 -> 1.40, round 19
+    #: 4.0 -> 3.33); None: off
     ARMED_HIDDEN_WAIT_MS: float | None = 2000.0
 
     def _armed_source_hidden(self, best: tuple[str, int, int, bool],
@@ -2724,7 +2725,7 @@ class Tracker:
         rec = self.records[r]
         src = rec.action.src  # type: ignore[union-attr]
         seen = self.seen_at.get((self._obs_place_of(src), top))
-        # (last seen on a waste long before it landed: its leaving is no sign it moved,
+        # (last seen at its place long before it landed: its leaving is no sign it moved,
         # see STALE_GONE_MS)
         stale = seen is not None and self.STALE_GONE_MS is not None and \
             self._kind(src) in self.STALE_GONE_KINDS and seen < rec.t_ms - self.STALE_GONE_MS
