@@ -81,18 +81,22 @@ def onnx_model(path: str | Path, what: str, threads: int = 2, precision: str | N
 class IndexClassifier:
     """Reads index crops (``vision.crops.crop_square``) as card codes."""
 
-    #: batches of at most this many crops run on one thread: for a few crops (a pile
-    #: region) a second thread costs more than it gives (17 crops: 16–17 ms on one thread,
-    #: 21–22 ms on two, with another job on the second core)
-    SMALL_BATCH = 32
+    #: batches of at most this many crops run on one thread (0: none). Session 8 measured a
+    #: second thread costing more than it gave for a few crops (17 crops: 16–17 ms on one
+    #: thread, 21–22 ms on two, with another job on the second core); with onnxruntime's
+    #: threads not spinning (since), session 25 measured a 160×200 pile region at 17.8–18.0
+    #: ms on two threads against 20.3 ms on one, nothing else running, and 19.9–20.3 against
+    #: 20.1–20.2 ms with a busy loop on the second core; replay of 60 s of round 0 3.36× →
+    #: 3.54–3.61× real time
+    SMALL_BATCH = 0
     #: crops per run at most (a photo of noise or carpet can hand it thousands: in one run
     #: their activations took gigabytes)
     MAX_BATCH = 512
 
     def __init__(self, path: str | Path, threads: int = 2) -> None:
         self.session, self.names, self.size = onnx_model(path, "classifier", threads)
-        self.small_session = (onnx_model(path, "classifier", 1)[0] if threads > 1
-                              else self.session)
+        self.small_session = (onnx_model(path, "classifier", 1)[0]
+                              if threads > 1 and self.SMALL_BATCH > 0 else self.session)
         self.input = self.session.get_inputs()[0].name
 
     @classmethod
