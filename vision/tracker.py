@@ -2998,7 +2998,7 @@ class Tracker:
         return last.src if isinstance(last, Unseen) else None
 
     def _rename_hidden(self, swaps: list[tuple[int, str, str]], records: list[_Record],
-                       before: list[list[Flag]], then: Action) -> bool:
+                       before: list[list[Flag]], then: Action | None) -> bool:
         """Exchange each ``(seat, old, new)`` in the deal hypothesis (both among the
         seat's nertz and stock cards) and make ``records`` the history
         (:meth:`_rewrite_history`, ``then`` legal after); ``new`` is then named. Nothing
@@ -4628,6 +4628,51 @@ class Tracker:
     #: its second card on, 10 of its 11 nertz plays missed, its score 4 against 23)
     UNSEEN_TOP_YIELDS = True
 
+    #: a card the camera shows on its seat's nertz pile, in plain view, that the tracker
+    #: recorded leaving that pile unseen (inferred: the pile showed other cards over it)
+    #: and that no other place showed since, never left: the card that left was another,
+    #: misread as it (real path, round 14: seat 0's QS read KS, then QS; the pile blank
+    #: while its KD was on it; "KS" taken for gone under 10D, the true KS shown 5 s later
+    #: never counted as leaving, the seat's nertz count 3 against 1). The record is renamed
+    #: to the hidden card the engine has on top, the two exchanged in the deal; the count
+    #: stays. False: off
+    RECODE_LEFT_NERTZ_TOP = True
+
+    def _recode_left_nertz_top(self, seat: int, want: str, have: str, st: _PlaceState
+                               ) -> bool:
+        """See :attr:`RECODE_LEFT_NERTZ_TOP`: ``want`` shown on ``seat``'s nertz pile
+        (``st``), ``have`` the engine's hidden top there. Whether the history was renamed."""
+        name = f"seat{seat}:nertz"
+        if not self.RECODE_LEFT_NERTZ_TOP or st.covered or (seat, have) in self.named or \
+                (seat, have) in self.known:
+            return False
+        r = next((i for i in range(len(self.records) - 1, -1, -1)
+                  if isinstance(self.records[i].action, Unseen)
+                  and self.records[i].action.seat == seat
+                  and self.records[i].action.card == want), None)
+        if r is None:
+            return False
+        rec = self.records[r]
+        if not rec.inferred or rec.action.src != name or \
+                st.settled.get(want, st.stable_t) <= rec.t_ms or any(
+                    place != name and c == want and g > rec.t_ms and place.startswith("seat")
+                    for (place, c), g in self.seen_at.items()) or any(
+                    isinstance(x.action, Move) and x.action.card == want
+                    and self._owner(x.action) == seat for x in self.records[r:]):
+            return False
+        records = list(self.records)
+        records[r] = replace(rec, action=replace(rec.action, card=have),
+                             evidence={**rec.evidence, "recoded_from": want,
+                                       "why": f"{rec.evidence.get('why', '')}; {want} shown "
+                                              f"on {name} since: the card that left was "
+                                              f"another"})
+        before = [x.flags for x in self.records]
+        if not self._rename_hidden([(seat, want, have)], records, before, None):
+            return False
+        self.known.add((seat, want))
+        self.nertz_tops.add((seat, want))
+        return True
+
     def _reveals(self) -> bool:
         """A newly turned nertz top, or lower fan cards of a waste, that the engine holds
         elsewhere among the seat's hidden cards."""
@@ -4654,6 +4699,8 @@ class Tracker:
                     if where is not None and where.kind in ("nertz", "stock", "waste"):
                         self._swap(seat, have, want)
                         done = True
+                    elif self._recode_left_nertz_top(seat, want, have, st):
+                        return True
                 if nertz[-1].code == want:
                     self.known.add((seat, want))
                     self.nertz_tops.add((seat, want))

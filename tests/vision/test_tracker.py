@@ -2806,6 +2806,42 @@ def test_a_nertz_top_the_pile_showed_two_cards_over_left_unseen():
     assert tr.nertz_counts() == [12, 13] and tr.table.score().lake_cards == [1, 0]
 
 
+def _nertz_top_misread_then_shown(on: bool) -> Tracker:
+    """Seat 1's nertz top reads KC (another card misread), then 2S and 3S show and play
+    to seat 0's AS pile; its river AD starts a pile; the true KC shows on the nertz pile,
+    then goes to the emptied column as the pile shows 8D."""
+    tr = Tracker(HouseRules(), 2)
+    tr.RECODE_LEFT_NERTZ_TOP = on
+    col = {"seat1:river3": ["AD"]}
+    frames = [(_table({0: "AS", 1: "KC"}, col), 10),
+              (_table({0: "9H", 1: "KC"}, {"lake:0": ["AS"], **col}), 10),
+              (_table({0: "9H", 1: "2S"}, {"lake:0": ["AS"], **col}), 35),
+              (_table({0: "9H", 1: "3S"}, {"lake:0": ["2S"], **col}), 40),
+              (_table({0: "9H", 1: "KC"}, {"lake:0": ["3S"], "lake:1": ["AD"],
+                                           "seat1:river3": []}), 40),
+              (_table({0: "9H", 1: "8D"}, {"lake:0": ["3S"], "lake:1": ["AD"],
+                                           "seat1:river3": ["KC"]}), 40)]
+    _feed_steps(tr, frames)
+    tr.finish()
+    return tr
+
+
+def test_a_nertz_top_taken_for_gone_that_shows_again_never_left():
+    # the card that left under the 2S was another one read KC: the record is renamed to a
+    # hidden card, the KC is the pile's top again, and its move to the column is a play
+    # from the pile
+    tr = _nertz_top_misread_then_shown(True)
+    unseen = [(e["t_ms"], e["card"]) for e in tr.log() if e["type"] == "unseen"]
+    assert len(unseen) == 1 and unseen[0][0] == 5500 and unseen[0][1] != "KC"
+    assert ("KC", "seat1:nertz", "seat1:river3") in [
+        (e["card"], e["from"], e["to"]) for e in tr.log() if e["type"] == "move"]
+    assert tr.nertz_counts() == [12, 9]  # the misread card, 2S, 3S and KC left
+    # without it, the KC stays gone from the first time: its play is not counted
+    tr = _nertz_top_misread_then_shown(False)
+    assert [e["card"] for e in tr.log() if e["type"] == "unseen"] == ["KC"]
+    assert tr.nertz_counts() == [12, 10]
+
+
 def _hidden_top_brought_up(on: bool) -> Tracker:
     """Seat 0's nertz AS shows; a hidden card of its pile is then brought up as the
     engine's top (as a landing elsewhere does for a card that may have turned and left
