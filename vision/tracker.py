@@ -94,6 +94,8 @@ class _PlaceState:
     in_view: bool = False  # the last observation had the place (with cards or empty)
     bare_since: float | None = None  # since when every view shows it empty (no hand on it)
     bare_n: int = 0  # how many such views
+    #: when the reader last read the settled top as its twin (a nertz pile's KC read KS)
+    twin_read_t: float = -1.0
 
 
 @dataclass
@@ -657,6 +659,10 @@ class Tracker:
                     self.seen_last[(place.seat, c)] = (name, float(obs.t_ms))
                     if c in sure:
                         self.sure_at[(name, c)] = float(obs.t_ms)
+            if place.kind == "nertz" and top is not None and st.stable and \
+                    top == st.stable[-1] and view is not None and view.cards and \
+                    view.cards[-1].code == _twin(top):
+                st.twin_read_t = float(obs.t_ms)  # (read as its twin, taken for itself)
             if top != st.top:
                 st.top, st.top_frame, st.top_t = top, obs.frame, float(obs.t_ms)
             if top is not None:
@@ -1580,6 +1586,23 @@ class Tracker:
     #: landed, lost the race to a pooled guess a frame before it settled)
     FLUX_NOT_SHOWN = True
 
+    #: a nertz top that the pile now shows as its twin (same rank, the other suit of its
+    #: colour), read as that twin while it lay there within this long before: the same card
+    #: read the other way, no departure (real path, round 13: seat 2's nertz card read KS and
+    #: KC by turns; as its KS-reading stopped, an identical KS from its waste landed and was
+    #: credited to the pile, one nertz card too few). None: off
+    TWIN_FLICKER_MS: float | None = 10000.0
+
+    def _twin_flicker(self, name: str, code: str, now: tuple[str, ...] | None,
+                      st: _PlaceState) -> bool:
+        """See :attr:`TWIN_FLICKER_MS`: whether nertz pile ``name``'s view ``now`` shows
+        ``code``'s twin on top, and the pile was read so while ``code`` lay on it lately."""
+        if self.TWIN_FLICKER_MS is None or self._kind(name) != "nertz" or not now or \
+                now[-1] != _twin(code):
+            return False
+        last = self.seen_at.get((name, code))
+        return last is not None and st.twin_read_t >= last - self.TWIN_FLICKER_MS
+
     def _departed(self, engine_place: str, code: str) -> int:
         """3: the card is seen gone from its place; 2: the place is not seen now; 1: the
         card still shows there."""
@@ -1592,7 +1615,8 @@ class Tracker:
         else:
             gone = not st.stable or st.stable[-1] != code
         if gone or st.held is not None and code not in st.held:
-            return 3
+            now = st.held if st.held is not None and code not in st.held else st.stable
+            return 1 if self._twin_flicker(name, code, now, st) else 3
         if engine_place.startswith("lake:") and self.table is not None:
             pls = self.table.lake[int(engine_place.split(":")[1])].placements
             if len(pls) > 1 and pls[-2].card.code == code:
@@ -1611,7 +1635,8 @@ class Tracker:
                     continue  # (uncovered: the new top shows now, about to settle)
                 where = self.table.where(c, seat) if c in ALL_CODES else None
                 if c != code and g > last and where is not None and \
-                        where.kind in ("nertz", "stock", "waste") and (seat, c) not in self.known:
+                        where.kind in ("nertz", "stock", "waste") and (seat, c) not in self.known \
+                        and not self._twin_flicker(name, code, (c,), st):
                     # (uncovered, its view in flux: as good as unseen, no better: an
                     # identical card seen leaving elsewhere is likelier the one)
                     return 3 if st.covered else 2

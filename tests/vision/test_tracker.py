@@ -2842,6 +2842,42 @@ def test_a_nertz_top_taken_for_gone_that_shows_again_never_left():
     assert tr.nertz_counts() == [12, 10]
 
 
+def _nertz_card_read_as_its_twin(on: bool) -> Tracker:
+    """Seat 0's nertz card, an AC, is read AS and AC by turns (each with the other as the
+    reader's next read); its waste then shows its own AS, which lands on a new pile as the
+    nertz pile goes on showing the AC."""
+    tr = Tracker(HouseRules(), 2)
+    tr.TWIN_FLICKER_MS = 10000.0 if on else None
+    alts = {("seat0:nertz", "AS"): (("AC", 0.3),), ("seat0:nertz", "AC"): (("AS", 0.3),)}
+    late = {("seat0:nertz", "AC"): (("AS", 0.05),)}
+    steps = [(_table({0: "AS", 1: "5D"}), 10, alts),
+             (_table({0: "AC", 1: "5D"}), 3, alts),
+             (_table({0: "AS", 1: "5D"}), 3, alts),
+             (_table({0: "AS", 1: "5D"}, {"seat0:waste": ["4D", "9H", "AS"]}), 30, alts),
+             (_table({0: "AC", 1: "5D"}, {"seat0:waste": ["4D", "9H"], "lake:0": ["AS"]}), 80,
+              late)]
+    n = 0
+    for places, repeat, reads in steps:
+        for _ in range(repeat):
+            tr.update(_obs_alts(n, places, reads))
+            n += 1
+    tr.finish()
+    return tr
+
+
+def test_a_nertz_card_read_as_its_twin_is_no_departure():
+    # the pile showing the AC it was read as before is the same card: the AS that landed
+    # did not come from it, and the pile keeps its 13 cards (its top taken for the AC)
+    tr = _nertz_card_read_as_its_twin(True)
+    assert not any(e["type"] == "move" and e["from"] == "seat0:nertz" for e in tr.log())
+    assert tr.nertz_counts() == [13, 13] and tr.table.layouts[0].nertz[-1].code == "AC"
+    # without it, the pile's "AS" reading AC is taken for the AS leaving it
+    tr = _nertz_card_read_as_its_twin(False)
+    assert [(e["card"], e["from"]) for e in tr.log() if e["type"] == "move"] == [
+        ("AS", "seat0:nertz")]
+    assert tr.nertz_counts() == [12, 13]
+
+
 def _hidden_top_brought_up(on: bool) -> Tracker:
     """Seat 0's nertz AS shows; a hidden card of its pile is then brought up as the
     engine's top (as a landing elsewhere does for a card that may have turned and left
