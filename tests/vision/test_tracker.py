@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import cv2
 import pytest
@@ -74,6 +75,18 @@ def _feed_steps(tracker: Tracker, steps: list[tuple[dict[str, list[str]], int]],
                 adjust(obs)
             tracker.update(obs)
             n += 1
+
+def _feed_made(tracker: Tracker, steps: list[tuple[dict[str, list[str]], int, Any]],
+               make: Callable[[int, dict[str, list[str]], Any], Observation]) -> None:
+    """Feed ``(places, frames, extra)`` steps on one frame clock, each observation made by
+    ``make(frame, places, extra)`` (:func:`_obs` with covers, :func:`_obs_alts` with
+    reads)."""
+    n = 0
+    for places, repeat, extra in steps:
+        for _ in range(repeat):
+            tracker.update(make(n, places, extra))
+            n += 1
+
 
 def test_deal_then_ace_to_lake_and_reveal():
     tr = Tracker(HouseRules(), 2)
@@ -2856,11 +2869,7 @@ def _nertz_card_read_as_its_twin(on: bool) -> Tracker:
              (_table({0: "AS", 1: "5D"}, {"seat0:waste": ["4D", "9H", "AS"]}), 30, alts),
              (_table({0: "AC", 1: "5D"}, {"seat0:waste": ["4D", "9H"], "lake:0": ["AS"]}), 80,
               late)]
-    n = 0
-    for places, repeat, reads in steps:
-        for _ in range(repeat):
-            tr.update(_obs_alts(n, places, reads))
-            n += 1
+    _feed_made(tr, steps, _obs_alts)
     tr.finish()
     return tr
 
@@ -3435,11 +3444,7 @@ def _played_as_the_pile_uncovers(wait: float | None) -> Tracker:
              (_table({0: "6S", 1: "4H"}, waste), 3, {"seat0:nertz": 0.8}),
              (_table({0: "4D", 1: "4H"}, landed), 1, {"seat0:nertz": 0.2}),
              (_table({0: "4D", 1: "4H"}, landed), 30, None)]
-    n = 0
-    for places, repeat, covered in steps:
-        for _ in range(repeat):
-            tr.update(_obs(n, places, covered))
-            n += 1
+    _feed_made(tr, steps, _obs)
     tr.finish()
     return tr
 
