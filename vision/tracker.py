@@ -633,6 +633,9 @@ class Tracker:
             else:
                 st.doubt = None
             covered = view is not None and view.covered > self.cover_limit
+            if self.NERTZ_TWO_FACES and place.kind == "nertz" and view is not None and \
+                    sum(c.face_up for c in view.cards) > 1:
+                covered = True  # (a squared pile shows one face: another card lies over it)
             if view is not None and view.cards:
                 st.box = _union([c.box for c in view.cards])
             if not covered and st.box is not None and any(
@@ -707,6 +710,12 @@ class Tracker:
                     st.refilled_t = float(obs.t_ms)
                 changed = True
         return changed
+
+    #: a nertz pile's view that holds two or more face-up cards is taken as covered (a
+    #: squared pile shows one face: a card in flight, or a neighbour's card reaching into
+    #: the place, lies over it; real path, round 2: seat 2's pile read "10S JS" for 2.5 s,
+    #: the JS taken for its top and then for gone, one nertz card too few). False: off
+    NERTZ_TWO_FACES = True
 
     #: place kinds where the reader's own read of the top card, shown in plain view for
     #: :attr:`PERSIST_MS`, read at least :attr:`PERSIST_P` sure and :attr:`PERSIST_RATIO`

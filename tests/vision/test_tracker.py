@@ -2887,6 +2887,30 @@ def test_a_nertz_card_read_as_its_twin_is_no_departure():
     assert tr.nertz_counts() == [12, 13]
 
 
+def _two_faces_on_a_nertz_pile(on: bool) -> Tracker:
+    """Seat 0's nertz pile shows 10C, then two face cards (10S and JS: cards over it) for
+    2.5 s in plain view, then 7D for a second, then its next card 10H."""
+    tr = Tracker(HouseRules(), 2)
+    tr.NERTZ_TWO_FACES = on
+    _feed_steps(tr, [(_table({0: "10C", 1: "5D"}), 20),
+                     (_table({0: "10C", 1: "5D"}, {"seat0:nertz": ["10S", "JS"]}), 25),
+                     (_table({0: "7D", 1: "5D"}), 10),
+                     (_table({0: "10H", 1: "5D"}), 40)])
+    tr.finish()
+    return tr
+
+
+def test_two_face_cards_on_a_nertz_pile_are_no_top_of_it():
+    # the pile's view with two faces is under something: the JS never becomes its top,
+    # and only the 10C left it
+    tr = _two_faces_on_a_nertz_pile(True)
+    assert [(e["type"], e["card"]) for e in tr.log() if e["type"] == "unseen"] == [
+        ("unseen", "10C")]
+    assert tr.nertz_counts() == [12, 13] and tr.table.layouts[0].nertz[-1].code == "10H"
+    # without it, the JS is taken for the top and a second card for gone
+    assert _two_faces_on_a_nertz_pile(False).nertz_counts() == [11, 13]
+
+
 def _hidden_top_brought_up(on: bool) -> Tracker:
     """Seat 0's nertz AS shows; a hidden card of its pile is then brought up as the
     engine's top (as a landing elsewhere does for a card that may have turned and left
