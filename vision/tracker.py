@@ -4689,17 +4689,17 @@ class Tracker:
         rec = self.records[r]
         if not rec.inferred or rec.action.src != name or \
                 st.settled.get(want, st.stable_t) <= rec.t_ms or any(
-                    place != name and c == want and g > rec.t_ms and place.startswith("seat")
+                    place != name and c == want and g > rec.t_ms
+                    and place.startswith(f"seat{seat}:")
                     for (place, c), g in self.seen_at.items()) or any(
                     isinstance(x.action, Move) and x.action.card == want
                     and self._owner(x.action) == seat for x in self.records[r:]):
             return False
         records = list(self.records)
+        why = "; ".join(w for w in (rec.evidence.get("why", ""), f"{want} shown on {name} "
+                                    f"since: the card that left was another") if w)
         records[r] = replace(rec, action=replace(rec.action, card=have),
-                             evidence={**rec.evidence, "recoded_from": want,
-                                       "why": f"{rec.evidence.get('why', '')}; {want} shown "
-                                              f"on {name} since: the card that left was "
-                                              f"another"})
+                             evidence={**rec.evidence, "recoded_from": want, "why": why})
         before = [x.flags for x in self.records]
         if not self._rename_hidden([(seat, want, have)], records, before, None):
             return False
