@@ -76,6 +76,7 @@ def _feed_steps(tracker: Tracker, steps: list[tuple[dict[str, list[str]], int]],
             tracker.update(obs)
             n += 1
 
+
 def _feed_made(tracker: Tracker, steps: list[tuple[dict[str, list[str]], int, Any]],
                make: Callable[[int, dict[str, list[str]], Any], Observation]) -> None:
     """Feed ``(places, frames, extra)`` steps on one frame clock, each observation made by
