@@ -41,7 +41,8 @@ class Detections:
     identified yet; ``design`` (N,) object — a back design id or None; ``corners``
     (N, 4, 2) float32 card corners or None; ``alternatives`` (N,) object — the reader's
     next most likely codes of each card as ``((code, probability), ...)``, best first
-    (empty when there are none).
+    (empty when there are none); ``look`` (N,) object — each face card's look
+    (:func:`vision.crops.card_look`: which deck it is) or None.
     """
 
     xyxy: np.ndarray
@@ -51,6 +52,7 @@ class Detections:
     design: np.ndarray
     corners: np.ndarray | None = None
     alternatives: np.ndarray | None = None
+    look: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         self.xyxy = np.asarray(self.xyxy, np.float32).reshape(-1, 4)
@@ -66,8 +68,14 @@ class Detections:
         elif not (isinstance(self.alternatives, np.ndarray)
                   and self.alternatives.dtype == object):
             self.alternatives = _obj([tuple(a) for a in self.alternatives], n)
-        if len(self.code) != n or len(self.design) != n or len(self.alternatives) != n:
-            raise ValueError("code, design and alternatives must have one entry per box")
+        if self.look is None:
+            self.look = _obj([None] * n, n)
+        elif not (isinstance(self.look, np.ndarray) and self.look.dtype == object
+                  and self.look.ndim == 1):
+            self.look = _obj(list(self.look), n)
+        if len(self.code) != n or len(self.design) != n or len(self.alternatives) != n \
+                or len(self.look) != n:
+            raise ValueError("code, design, alternatives and look must have one entry per box")
         if self.corners is not None:
             self.corners = np.asarray(self.corners, np.float32).reshape(n, 4, 2)
 
@@ -82,10 +90,10 @@ class Detections:
     @classmethod
     def create(cls, xyxy: Any, confidence: Any = None, class_id: Any = None,
                code: Sequence[Any] | None = None, design: Sequence[Any] | None = None,
-               corners: Any = None, alternatives: Sequence[Any] | None = None
-               ) -> Detections:
+               corners: Any = None, alternatives: Sequence[Any] | None = None,
+               look: Sequence[Any] | None = None) -> Detections:
         """Detections with defaults: confidence 1, class 0, code and design None, no
-        alternatives."""
+        alternatives, no looks."""
         xyxy = np.asarray(xyxy, np.float32).reshape(-1, 4)
         n = len(xyxy)
         return cls(xyxy,
@@ -93,7 +101,8 @@ class Detections:
                    np.zeros(n, np.int64) if class_id is None else class_id,
                    _obj([None] * n if code is None else code, n),
                    _obj([None] * n if design is None else design, n), corners,
-                   None if alternatives is None else _obj([tuple(a) for a in alternatives], n))
+                   None if alternatives is None else _obj([tuple(a) for a in alternatives], n),
+                   None if look is None else _obj(list(look), n))
 
     @classmethod
     def merge(cls, parts: Sequence[Detections]) -> Detections:
@@ -108,7 +117,8 @@ class Detections:
                    np.concatenate([p.class_id for p in parts]),
                    np.concatenate([p.code for p in parts]),
                    np.concatenate([p.design for p in parts]), corners,
-                   np.concatenate([p.alternatives for p in parts]))
+                   np.concatenate([p.alternatives for p in parts]),
+                   np.concatenate([p.look for p in parts]))
 
     @classmethod
     def from_yolo(cls, raw: np.ndarray, conf: float = 0.25,
@@ -222,7 +232,7 @@ class Detections:
         return Detections(self.xyxy[index], self.confidence[index], self.class_id[index],
                           self.code[index], self.design[index],
                           None if self.corners is None else self.corners[index],
-                          self.alternatives[index])
+                          self.alternatives[index], self.look[index])
 
     def __iter__(self) -> Iterator[Detections]:
         for i in range(len(self)):
@@ -242,7 +252,7 @@ class Detections:
                                                                              np.float32)
         return Detections(self.xyxy + shift, self.confidence.copy(), self.class_id.copy(),
                           self.code.copy(), self.design.copy(), corners,
-                          self.alternatives.copy())
+                          self.alternatives.copy(), self.look.copy())
 
     def with_nms(self, iou: float = 0.5, class_agnostic: bool = False) -> Detections:
         """Greedy non-maximum suppression: the most confident of overlapping boxes (IoU >

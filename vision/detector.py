@@ -21,6 +21,7 @@ from .backs_registry import BackDesigns
 from .crops import (
     CARD_SIZE,
     CONTEXT,
+    card_look,
     card_quad,
     crop_square,
     crop_turned,
@@ -414,11 +415,13 @@ class CardDetector:
             crops += self._upright_index_crops(image, quad)
         boxes, confs, names = [], [], []
         alts: list[tuple[tuple[str, float], ...]] = []
+        looks: list[np.ndarray] = []
         if crops:
             probs = self.classifier.probabilities(crops)
             if "none" in self.classifier.names:
                 probs[:, self.classifier.names.index("none")] = 0.0
-            face_probs = (self.face_reader.probabilities([upright_card(image, q) for q in quads])
+            uprights = [upright_card(image, q) for q in quads]
+            face_probs = (self.face_reader.probabilities(uprights)
                           if self.face_reader is not None else [None] * len(quads))
             for k, box in enumerate(candidates):
                 pair = probs[2 * k:2 * k + 2]  # the card read at both ends
@@ -432,11 +435,12 @@ class CardDetector:
                 confs.append(0.5 * conf)
                 names.append(code)
                 alts.append(self._alternatives(p, code))
+                looks.append(card_look(uprights[k]))
         if not boxes:
             return cards
         extra = Detections.create(np.asarray(boxes, np.float32), np.asarray(confs, np.float32),
                                   [FACE] * len(boxes), names, [None] * len(boxes),
-                                  alternatives=alts)
+                                  alternatives=alts, look=looks)
         return Detections.merge([cards, extra])
 
     @classmethod
@@ -829,12 +833,14 @@ class CardDetector:
         return codes, conf, probs
 
     def _read_faces(self, image: np.ndarray, faces: np.ndarray
-                    ) -> tuple[np.ndarray, list[np.ndarray | None] | np.ndarray]:
-        """Per face box: whether its card's whole outline was found, and the face reader's
-        probabilities of it (None without a face reader)."""
+                    ) -> tuple[np.ndarray, list[np.ndarray | None] | np.ndarray,
+                               list[np.ndarray | None]]:
+        """Per face box: whether its card's whole outline was found, the face reader's
+        probabilities of it (None without a face reader) and its card's look
+        (:func:`~vision.crops.card_look`; None where no outline was found)."""
         if self.face_reader is None or not len(faces):
-            return np.zeros(len(faces), bool), [None] * len(faces)
-        return self.face_reader.read_boxes(image, faces)
+            return np.zeros(len(faces), bool), [None] * len(faces), [None] * len(faces)
+        return self.face_reader.read_boxes_with_looks(image, faces)
 
     def _with_face(self, code: str, conf: float, row: np.ndarray | None, found: bool,
                    face_row: np.ndarray | None) -> tuple[str, float, np.ndarray | None]:
@@ -892,7 +898,7 @@ class CardDetector:
         idx = self._one_box_per_index(dets[dets.class_id == INDEX])
         faces = dets[dets.class_id == FACE]
         backs = dets[dets.class_id == BACK]
-        face_found, face_probs = self._read_faces(image, faces.xyxy)
+        face_found, face_probs, face_looks = self._read_faces(image, faces.xyxy)
         owner = self._index_owner(idx.xyxy, faces.xyxy)
         codes, code_conf, code_probs = self._read_indices(image, idx.xyxy, faces.xyxy, owner)
         if len(idx) and len(faces) and self.turned_reads != "off":
@@ -908,6 +914,7 @@ class CardDetector:
         code_conf = np.asarray(code_conf, np.float32)[keep] if len(keep) else code_conf
         boxes, confs, names = [], [], []
         alts: list[tuple[tuple[str, float], ...]] = []
+        looks: list[np.ndarray | None] = []
         used = np.zeros(len(idx), bool)
         unread = [f for f in range(len(faces)) if not np.any(owner == f)]
         corner_reads = self._read_corners(image, faces.xyxy[unread]) if unread else []
@@ -919,6 +926,7 @@ class CardDetector:
                 confs.append(float(faces.confidence[f] * conf))
                 names.append(code)
                 alts.append(self._alternatives(row, code))
+                looks.append(face_looks[f])
         for f in range(len(faces)):
             members = np.nonzero(owner == f)[0]
             if not len(members):
@@ -942,6 +950,7 @@ class CardDetector:
             confs.append(float(faces.confidence[f] * conf))
             names.append(code)
             alts.append(self._alternatives(row, code))
+            looks.append(face_looks[f])
         # indices without a face box: cards showing only their index strip (fanned rivers);
         # boxes on one index (the localiser's boxes that NMS kept apart) are one card, the
         # surest read
@@ -971,6 +980,7 @@ class CardDetector:
             confs.append(float(idx.confidence[i] * code_conf[i]))
             names.append(codes[i])
             alts.append(self._alternatives(code_probs[i], codes[i]))
+            looks.append(None)  # (a strip: too little of the card for its look)
         designs: list[str | None] = [None] * len(names)
         back_designs: list[str | None] = [None] * len(backs)
         if len(backs) and self.backs is not None:
@@ -981,7 +991,7 @@ class CardDetector:
             np.asarray(confs + list(backs.confidence), np.float32),
             [FACE] * len(names) + [BACK] * len(backs),
             names + ["back"] * len(backs), designs + back_designs,
-            alternatives=alts + [()] * len(backs))
+            alternatives=alts + [()] * len(backs), look=looks + [None] * len(backs))
 
 
 __all__ = ["CardDetector", "Localiser", "ModelError"]

@@ -20,7 +20,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .crops import card_outline, upright_card
+from .crops import card_look, card_outline, upright_card
 from .identify import MODELS, IndexClassifier, ModelError, onnx_model
 
 COURTS = ("J", "Q", "K")
@@ -83,18 +83,27 @@ class FaceReader:
         grown by 10 %, else in the box grown by :attr:`FALLBACK_MARGIN`, else fitted to the
         box: :attr:`FIT_OUTLINE`, or fitted to the card's edges where they show better) and,
         where it was, the (classes,) probabilities of its face (zeros elsewhere)."""
+        found, probs, _looks = self.read_boxes_with_looks(image, boxes)
+        return found, probs
+
+    def read_boxes_with_looks(self, image: np.ndarray, boxes: np.ndarray
+                              ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray | None]]:
+        """:meth:`read_boxes` and, per box, the look of its card where its outline was
+        found (:func:`~vision.crops.card_look`, which deck it is; None elsewhere)."""
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
         found = np.zeros(len(boxes), bool)
         crops = []
+        looks: list[np.ndarray | None] = [None] * len(boxes)
         for i, box in enumerate(boxes):
             quad = card_outline(image, box, self.FALLBACK_MARGIN, self.FIT_OUTLINE)
             if quad is not None:
                 found[i] = True
                 crops.append(upright_card(image, quad))
+                looks[i] = card_look(crops[-1])
         probs = np.zeros((len(boxes), len(self.names)), np.float32)
         if crops:
             probs[found] = self.probabilities(crops)
-        return found, probs
+        return found, probs, looks
 
     def __call__(self, cards: Sequence[np.ndarray]) -> tuple[list[str], np.ndarray]:
         """The most likely code of each upright card image and its probability."""

@@ -19,7 +19,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Observation", "PlaceView", "SeenCard", "observation_from_labels"]
+import numpy as np
+
+__all__ = ["Observation", "PlaceView", "SeenCard", "look_distance", "observation_from_labels"]
 
 Box = tuple[float, float, float, float]
 
@@ -28,13 +30,15 @@ Box = tuple[float, float, float, float]
 class SeenCard:
     """One card the camera saw: ``code`` is a card code or ``"back"``; ``alternatives`` are
     the next most likely reads with their probabilities (for corrections and the tracker's
-    legal-history search)."""
+    legal-history search); ``look`` is a face card's look (:func:`vision.crops.card_look`,
+    which deck it is), None where its outline was not found."""
 
     code: str
     box: Box
     conf: float = 1.0
     design: str | None = None
     alternatives: tuple[tuple[str, float], ...] = ()
+    look: Any = field(default=None, compare=False, repr=False)
 
     @property
     def face_up(self) -> bool:
@@ -102,6 +106,24 @@ def _overlap(a: Box, b: Box) -> float:
     h = min(a[3], b[3]) - max(a[1], b[1])
     area = max(1e-6, (a[2] - a[0]) * (a[3] - a[1]))
     return max(0.0, w) * max(0.0, h) / area
+
+
+def look_distance(a: Any, b: Any) -> float:
+    """How unlike two card looks (:func:`vision.crops.card_look`) are: the mean squared
+    difference, the smallest of the two ways up (an upright card's top end is not known)
+    and of shifts by up to one cell each way (outlines found a little off)."""
+    x, y = np.asarray(a, np.float32), np.asarray(b, np.float32)
+    if x.shape != y.shape:
+        raise ValueError(f"looks of other sizes: {x.shape} and {y.shape}")
+    h, w = x.shape[:2]
+    best = float("inf")
+    for z in (y, y[::-1, ::-1]):
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                p = x[max(0, dy):h + min(0, dy), max(0, dx):w + min(0, dx)]
+                q = z[max(0, -dy):h + min(0, -dy), max(0, -dx):w + min(0, -dx)]
+                best = min(best, float(np.mean((p - q) ** 2)))
+    return best
 
 
 def observation_from_labels(labels: Mapping[str, Any], min_index_visible: float = 0.6,

@@ -318,7 +318,7 @@ class TableModel:
             x1, y1, x2, y2 = (float(v) for v in xyxy[i])
             code = dets.code[i] if dets.code[i] is not None else "back"
             card = SeenCard(str(code), (x1, y1, x2, y2), float(dets.confidence[i]),
-                            dets.design[i], tuple(dets.alternatives[i]))
+                            dets.design[i], tuple(dets.alternatives[i]), dets.look[i])
             out.append(_Mapped(i, mm[n * 4 + i].copy(),
                                float(areas[i]) < 0.3 * CARD_AREA_MM2 and code != "back", card))
         return out

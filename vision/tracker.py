@@ -54,7 +54,7 @@ from rules.table import (
     is_run,
 )
 
-from .observation import Observation
+from .observation import Observation, look_distance
 
 __all__ = ["Tracker", "TrackerError"]
 
@@ -147,6 +147,8 @@ class Tracker:
         self.seen_at: dict[tuple[str, str], float] = {}  # (place, code) -> last seen, raw
         self.sure_at: dict[tuple[str, str], float] = {}  # the same, read sure (SURE)
         self.seen_last: dict[tuple[int, str], tuple[str, float]] = {}  # (seat, code) -> where
+        # (place, code) -> the card's last few looks there, seen clear
+        self.look_at: dict[tuple[str, str], list[Any]] = {}
         self.pool_window_ms = pool_window_ms
         self.orphan_window_ms = orphan_window_ms
         self.orphan_settle_ms = 1500.0  # how long a lifted card may still be in the air
@@ -647,6 +649,11 @@ class Tracker:
                 # a fan (a column, a waste) partly under a hand that leaves its top card
                 # clear (an arm reaching over its lower cards): its top still counts
                 covered = False
+            if not covered and view is not None:
+                for c in view.cards:  # (which deck each card looked like, seen clear)
+                    if c.look is not None:
+                        looks = self.look_at.setdefault((name, c.code), [])
+                        looks[:] = looks[-(self.LOOKS_KEPT - 1):] + [c.look]
             top = codes[-1] if codes else None
             if view is not None and view.cards and view.cards[-1].alternatives and \
                     top is not None:
@@ -1576,6 +1583,38 @@ class Tracker:
         j = self.lake_map.get(place)
         return None if j is None else f"lake:{j}"
 
+    #: a lake card's likeliest source is passed over for another seat's when the card's look
+    #: (:func:`vision.crops.card_look`: its deck's artwork, ink and paper) on the lake pile
+    #: is unlike the look that code had at that source (more than this apart, mean squared
+    #: Lab difference) and like the other's (:attr:`LOOK_RATIO` times nearer): many decks
+    #: hold the code, and decks of other artwork tell their cards apart; None: off
+    LOOK_UNLIKE: float | None = 60.0
+    LOOK_RATIO = 3.0
+    #: looks kept per place and code: two cards' looks are as alike as their likest pair
+    #: (one look may be of a card in a hand's motion blur, or outlined a little off)
+    LOOKS_KEPT = 4
+
+    def _by_look(self, ranked: list[tuple[str, int, int, bool]], code: str, dest: str
+                 ) -> list[tuple[str, int, int, bool]]:
+        """``ranked`` with the first candidate whose source's look of ``code`` matches the
+        card on ``dest`` moved to the front, when the first's source showed ``code``
+        looking like another deck's (:attr:`LOOK_UNLIKE`)."""
+        landed = self.look_at.get((dest, code))
+        if not landed or len(ranked) < 2:
+            return ranked
+        apart: list[float | None] = []
+        for spot in ranked:
+            looks = self.look_at.get((self._obs_place_of(spot[0]), code))
+            apart.append(min(look_distance(a, b) for a in landed for b in looks)
+                         if looks else None)
+        first = apart[0]
+        if first is None or first <= self.LOOK_UNLIKE:
+            return ranked
+        for spot, d in zip(ranked[1:], apart[1:], strict=True):
+            if d is not None and spot[2] != ranked[0][2] and d * self.LOOK_RATIO < first:
+                return [spot] + [s for s in ranked if s is not spot]
+        return ranked
+
     def _obs_place_of(self, engine_place: str) -> str:
         if engine_place.startswith("lake:"):
             j = int(engine_place.split(":")[1])
@@ -1833,6 +1872,8 @@ class Tracker:
                 armed = [s for s in pool if self._rank(s, code, landed, True, st)[2]]
                 if len(armed) == 1:
                     ranked = armed + [s for s in ranked if s is not armed[0]]
+            if kind == "lake" and len(run) == 1 and self.LOOK_UNLIKE is not None:
+                ranked = self._by_look(ranked, code, dest)
             best = ranked[0]
             if kind == "lake" and len(run) == 1 and self.TWIN_DEALT_DEPARTURE:
                 seen_best, *_rest, dep_best = self._rank_of(best, code, landed, pool, lost, st)

@@ -9,12 +9,17 @@ import pytest
 from vision import crops
 from vision.crops import (
     CARD_SIZE,
+    card_look,
     card_outline,
     card_quad,
     edge_fitted_card_quad,
     fitted_card_quad,
     upright_card,
 )
+from vision.observation import look_distance
+from vision.render import decks
+
+from .conftest import FAST_DECKS, NEEDS_ARTWORK
 
 
 def _card_on_table(angle: float) -> tuple[np.ndarray, np.ndarray]:
@@ -173,3 +178,25 @@ def test_a_clear_outline_on_a_dark_cloth_is_taken_as_found(angle):
     quad = card_quad(image, box)
     assert quad is not None
     np.testing.assert_array_equal(card_outline(image, box), quad)
+
+
+@NEEDS_ARTWORK
+@pytest.mark.parametrize("code", ["7H", "QS", "3C"])
+def test_a_cards_look_tells_its_deck_under_other_light_and_a_loose_outline(card_cache, code):
+    """One code of two decks: the same deck's card seen dimmer, warmer, a little off its
+    outline and upside down looks far likelier itself than the other deck's card does."""
+    a, b = (decks.render_card(deck, code, 256)[..., :3] for deck in FAST_DECKS)
+
+    def seen_elsewhere(card: np.ndarray) -> np.ndarray:
+        h, w = card.shape[:2]
+        off = card[int(0.03 * h):, int(0.02 * w):]  # the outline found a little off
+        lit = np.clip(off.astype(np.float32) * (0.8, 0.85, 0.95) + 8, 0, 255)
+        return cv2.resize(lit.astype(np.uint8), CARD_SIZE)[::-1, ::-1]
+
+    look_a = card_look(cv2.resize(a, CARD_SIZE))
+    same = look_distance(look_a, card_look(seen_elsewhere(a)))
+    other = look_distance(look_a, card_look(seen_elsewhere(b)))
+    assert same * 3 < other
+    assert look_distance(look_a, look_a) == 0.0
+    with pytest.raises(ValueError, match="other sizes"):
+        look_distance(look_a, look_a[:5])

@@ -8,10 +8,12 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import cv2
+import numpy as np
 import pytest
 
 from rules import Draw, HouseRules, Move
@@ -4072,3 +4074,40 @@ def test_a_waste_reading_the_card_just_after_its_seat_laid_it_still_lost_it():
     assert _pile(tr) == [(0, "AS", True)]
     tr = _waste_shows_the_card_briefly_after(None)
     assert not tr.table.lake or _pile(tr) == []
+
+
+def _ace_landing_among_two_decks(looks_like: int, look_rule: bool) -> list[tuple]:
+    """Both seats' wastes show an AS, both turn three new cards as an AS lands on the lake:
+    either seat's AS may have gone there. Each seat's cards have their deck's look; the
+    lake's AS looks like seat ``looks_like``'s."""
+    rng = np.random.default_rng(5)
+    looks = {k: rng.normal(0.0, 8.0, (14, 10, 3)).astype(np.float16) for k in (0, 1)}
+    tr = Tracker(HouseRules(), 2)
+    if not look_rule:
+        tr.LOOK_UNLIKE = None
+    both = _table({0: "5C", 1: "5D"}, {"seat0:waste": ["JD", "5S", "AS"],
+                                       "seat1:waste": ["4D", "9S", "AS"]})
+    drawn = _table({0: "5C", 1: "5D"}, {"seat0:waste": ["2H", "8D", "QS"],
+                                        "seat1:waste": ["7C", "8C", "3H"], "lake:0": ["AS"]})
+    events: list[dict] = []
+
+    def make(frame: int, places: dict[str, list[str]]) -> Observation:
+        obs = _obs(frame, places)
+        for name, view in obs.places.items():
+            seat = looks_like if name.startswith("lake") else int(name[4])
+            view.cards = [replace(c, look=looks[seat]) for c in view.cards]
+        return obs
+
+    n = 0
+    for places, repeat in ((both, 6), (drawn, 40)):
+        for _ in range(repeat):
+            events += tr.update(make(n, places))
+            n += 1
+    return [m for m in _moves(events) if m[3].startswith("lake")]
+
+
+def test_a_lake_card_two_seats_may_have_laid_goes_to_the_seat_whose_deck_it_looks_like():
+    assert _ace_landing_among_two_decks(1, True) == [(1, "AS", "seat1:waste", "lake:0")]
+    assert _ace_landing_among_two_decks(0, True) == [(0, "AS", "seat0:waste", "lake:0")]
+    # without the looks: the same seat either way
+    assert _ace_landing_among_two_decks(1, False) == _ace_landing_among_two_decks(0, False)
