@@ -1589,7 +1589,7 @@ class Tracker:
     #: Lab difference) and like the other's (:attr:`LOOK_RATIO` times nearer): many decks
     #: hold the code, and decks of other artwork tell their cards apart; None: off
     LOOK_UNLIKE: float | None = 60.0
-    LOOK_RATIO = 3.0
+    LOOK_RATIO = 2.0
     #: looks kept per place and code: two cards' looks are as alike as their likest pair
     #: (one look may be of a card in a hand's motion blur, or outlined a little off)
     LOOKS_KEPT = 4
