@@ -266,3 +266,18 @@ def test_alternatives_stay_parallel_through_slicing_merging_and_nms():
     both = Detections.merge([kept[1:], Detections.create([[0, 0, 1, 1]])])
     assert both.alternatives.tolist() == [(("KD", 0.3), ("QH", 0.1)), ()]
     assert both.offset(5, 5).alternatives.tolist() == both.alternatives.tolist()
+
+
+def test_looks_stay_parallel_through_slicing_merging_and_nms():
+    looks = [np.full((14, 10, 3), v, np.float16) for v in (1.0, 2.0)]
+    dets = Detections.create([[0, 0, 10, 10], [1, 1, 11, 11], [50, 50, 60, 60]],
+                             [0.9, 0.5, 0.8], [0, 0, 0], ["AS", "2S", "KH"],
+                             look=[looks[0], None, looks[1]])
+    kept = dets.with_nms(0.5)
+    assert kept.code.tolist() == ["AS", "KH"]
+    assert [float(x[0, 0, 0]) for x in kept.look] == [1.0, 2.0]
+    both = Detections.merge([kept[1:], Detections.create([[0, 0, 1, 1]])])
+    assert float(both.look[0][0, 0, 0]) == 2.0 and both.look[1] is None
+    assert both.offset(5, 5).look[0] is both.look[0]
+    with pytest.raises(ValueError, match="expected 1 entries, got 2"):
+        Detections.create([[0, 0, 1, 1]], look=[None, None])
