@@ -42,13 +42,13 @@ def unmatched(truth: list[dict[str, Any]], got: list[dict[str, Any]]
     return miss, extra
 
 
-def run(log: Path, labels: Path, observations: Path | None = None
-        ) -> tuple[list[dict[str, Any]], Tracker]:
-    """The simulator's events and the tracker after replaying the labels (or the kept
-    observations of the real path) with the log's calls as input."""
+def run(log: Path, labels: Path, observations: Path | None = None,
+        tracker_cls: type[Tracker] = Tracker) -> tuple[list[dict[str, Any]], Tracker]:
+    """The simulator's events and the tracker (a ``tracker_cls``) after replaying the labels
+    (or the kept observations of the real path) with the log's calls as input."""
     events = [json.loads(x) for x in log.read_text().splitlines()]
     start = events[0]
-    tracker = Tracker(HouseRules.from_dict(start["rules"]), start["seats"])
+    tracker = tracker_cls(HouseRules.from_dict(start["rules"]), start["seats"])
     calls = [(e["seat"], e["t_ms"]) for e in events if e["type"] == "call"]
     if observations is not None:
         with open(observations, "rb") as fh:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from scripts.diag_columns import classify
+from scripts.diag_looks import band
 from scripts.diag_misses import cause, kind, truth_near
 from scripts.diag_place import changes, read_text
 from vision.observation import SeenCard
@@ -48,3 +49,10 @@ def test_an_extra_move_is_shown_with_the_simulators_moves_of_its_card_nearby():
     other = {**right, "card": "3D"}
     assert truth_near(extra, [right, later, other]) == [right]
     assert truth_near(extra, [later]) == []  # (a misread: no such card moved then)
+
+
+def test_a_lake_credit_is_grouped_by_how_alike_its_looks_were():
+    assert band(None) == "no look"
+    assert band(12.0) == "<= 60" and band(60.0) == "<= 60"
+    assert band(60.5) == "60-100" and band(100.0) == "60-100"
+    assert band(250.0) == "> 100"
