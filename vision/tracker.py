@@ -1602,16 +1602,17 @@ class Tracker:
         landed = self.look_at.get((dest, code))
         if not landed or len(ranked) < 2:
             return ranked
-        apart: list[float | None] = []
-        for spot in ranked:
+
+        def apart(spot: tuple[str, int, int, bool]) -> float | None:
             looks = self.look_at.get((self._obs_place_of(spot[0]), code))
-            apart.append(min(look_distance(a, b) for a in landed for b in looks)
-                         if looks else None)
-        first = apart[0]
+            return min(look_distance(a, b) for a in landed for b in looks) if looks else None
+
+        first = apart(ranked[0])  # (the others only when the first looks unlike)
         if first is None or first <= self.LOOK_UNLIKE:
             return ranked
-        for spot, d in zip(ranked[1:], apart[1:], strict=True):
-            if d is not None and spot[2] != ranked[0][2] and d * self.LOOK_RATIO < first:
+        for spot in ranked[1:]:
+            if spot[2] != ranked[0][2] and (d := apart(spot)) is not None and \
+                    d * self.LOOK_RATIO < first:
                 return [spot] + [s for s in ranked if s is not spot]
         return ranked
 
