@@ -335,11 +335,12 @@ def eval_cluttered(detector: CardDetector, folder: Path, failures: list, turn: f
         for r in cards:
             total += 1
             gt = np.array([float(r[k]) for k in ("xmin", "ymin", "xmax", "ymax")])
+            quad = None
             if m is not None:
                 pts = np.array([[gt[0], gt[1]], [gt[2], gt[1]], [gt[2], gt[3]], [gt[0], gt[3]]],
                                np.float32)
-                pts = cv2.transform(pts[None], m)[0]
-                gt = np.concatenate([pts.min(axis=0), pts.max(axis=0)])
+                quad = cv2.transform(pts[None], m)[0]
+                gt = np.concatenate([quad.min(axis=0), quad.max(axis=0)])
             hits = [i for i in faces
                     if _iou(dets.xyxy[i], gt) > 0.3
                     or _inside((dets.xyxy[i][:2] + dets.xyxy[i][2:]) / 2, gt)]
@@ -348,6 +349,12 @@ def eval_cluttered(detector: CardDetector, folder: Path, failures: list, turn: f
                 continue
             found += 1
             best = max(hits, key=lambda i: dets.confidence[i])
+            if quad is not None:
+                # the box around the turned labelled box takes in its neighbours too: the
+                # report nearest the card's centre is the card's read
+                mid = quad.mean(axis=0)
+                best = min(hits, key=lambda i: float(np.linalg.norm(
+                    (dets.xyxy[i][:2] + dets.xyxy[i][2:]) / 2 - mid)))
             rank = str(dets.code[best])[:-1]
             if rank == RANK_WORDS[r["class"]]:
                 right += 1
