@@ -21,7 +21,6 @@ from typing import Any
 from rules import Move
 from scripts.diag_replay import run
 from scripts.sum_replay import kept_files, round_dirs
-from vision.observation import look_distance
 from vision.tracker import Tracker
 
 #: the groups of look distance (upper bounds; the last is open)
@@ -41,13 +40,6 @@ def band(apart: float | None) -> str:
     return f"> {BANDS[1]:.0f}"
 
 
-def _apart(tracker: Tracker, place: str, pile: str, code: str) -> float | None:
-    here, there = tracker.look_at.get((place, code)), tracker.look_at.get((pile, code))
-    if not here or not there:
-        return None
-    return min(look_distance(a, b) for a in here for b in there)
-
-
 class _Watched(Tracker):
     """A tracker that notes, as it credits each lake card, how alike its looks were."""
 
@@ -58,14 +50,14 @@ class _Watched(Tracker):
         if done and isinstance(action, Move) and action.dst.startswith("lake:") and \
                 not action.src.startswith("lake:"):
             pile = self._obs_place_of(action.dst)
-            others = {name: _apart(self, name, pile, action.card)
+            others = {name: self._looks_apart(name, pile, action.card)
                       for (name, c) in self.look_at
                       if c == action.card and name.startswith("seat")
                       and not name.startswith(f"seat{action.seat}:")}
             self.credits.append({"t_ms": self.t_ms, "seat": action.seat, "card": action.card,
                                  "from": action.src,
-                                 "apart": _apart(self, self._obs_place_of(action.src), pile,
-                                                 action.card),
+                                 "apart": self._looks_apart(self._obs_place_of(action.src),
+                                                            pile, action.card),
                                  "others": {k: round(v, 1) for k, v in others.items()
                                             if v is not None}})
         return done

@@ -1599,13 +1599,11 @@ class Tracker:
         """``ranked`` with the first candidate whose source's look of ``code`` matches the
         card on ``dest`` moved to the front, when the first's source showed ``code``
         looking like another deck's (:attr:`LOOK_UNLIKE`)."""
-        landed = self.look_at.get((dest, code))
-        if not landed or len(ranked) < 2:
+        if not self.look_at.get((dest, code)) or len(ranked) < 2:
             return ranked
 
         def apart(spot: tuple[str, int, int, bool]) -> float | None:
-            looks = self.look_at.get((self._obs_place_of(spot[0]), code))
-            return min(look_distance(a, b) for a in landed for b in looks) if looks else None
+            return self._looks_apart(self._obs_place_of(spot[0]), dest, code)
 
         first = apart(ranked[0])  # (the others only when the first looks unlike)
         if first is None or first <= self.LOOK_UNLIKE:
@@ -1615,6 +1613,14 @@ class Tracker:
                     d * self.LOOK_RATIO < first:
                 return [spot] + [s for s in ranked if s is not spot]
         return ranked
+
+    def _looks_apart(self, place: str, other: str, code: str) -> float | None:
+        """How unlike (:func:`~vision.observation.look_distance`, the nearest pair) two
+        places' looks of ``code`` were; None when either never showed it with a look."""
+        here, there = self.look_at.get((place, code)), self.look_at.get((other, code))
+        if not here or not there:
+            return None
+        return min(look_distance(a, b) for a in here for b in there)
 
     def _obs_place_of(self, engine_place: str) -> str:
         if engine_place.startswith("lake:"):
@@ -2359,11 +2365,29 @@ class Tracker:
                 # identical top was there, then lost from view (a pile at the frame's
                 # edge), did not go there unseen
                 top = table.lake[j].placements[-1].t_ms if table.lake[j].placements else None
-                if (armed or top is not None and top >= left - self.RACE_MS) and \
-                        self._commit(move, st.stable_t, st.stable_frame, inferred=True,
-                                     evidence=evidence):
+                if not (armed or top is not None and top >= left - self.RACE_MS):
+                    continue
+                action: Action = move
+                apart = self._looks_apart(place, pick, code)
+                if self.TWIN_UNLIKE_UNSEEN and self.LOOK_UNLIKE is not None and \
+                        apart is not None and apart > self.LOOK_UNLIKE:
+                    # the pile's top never looked like this card: it was not laid there
+                    action = Unseen(seat, code, place)
+                    evidence = {"why": f"{code} left {place} and turned up nowhere; {pick} "
+                                       f"shows an identical {code} of another deck's look "
+                                       f"({apart:.0f} apart)"}
+                if self._commit(action, st.stable_t, st.stable_frame, inferred=True,
+                                evidence=evidence):
                     return True
         return False
+
+    #: a card gone from its layout that turned up nowhere is laid on a pile's identical
+    #: top (flagged) only when the pile ever showed that code looking like this card's
+    #: deck; when every look of it there was another deck's (:attr:`LOOK_UNLIKE` apart) it
+    #: left unseen (real path, round 13: seat 0's column 7D, misread, judged gone, flagged
+    #: on a 7D pile that never changed its look; seat 2's nertz 10C, flagged for starting a
+    #: pile, then seen on another pile: the right flag). False: off
+    TWIN_UNLIKE_UNSEEN = True
 
     #: a card seen leaving its place just before an identical card showed landing on a
     #: pile, and turned up nowhere, is the card that landed when the pile's card was

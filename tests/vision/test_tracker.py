@@ -453,6 +453,47 @@ def test_card_laid_on_an_identical_card_is_found_and_flagged():
     assert tr.nertz_counts() == [11, 12]
 
 
+def _twin_gone_beside_a_pile(top_looks_like: int, rule: bool) -> Tracker:
+    """Both seats show a 2S; seat 0 lays its own on the spade pile, then seat 1's leaves
+    its nertz pile and turns up nowhere. Each seat's cards have their deck's look; the
+    pile's 2S looks like seat 0's, and once seat 1's has left like seat
+    ``top_looks_like``'s."""
+    rng = np.random.default_rng(7)
+    looks = {k: rng.normal(0.0, 8.0, (14, 10, 3)).astype(np.float16) for k in (0, 1)}
+    tr = Tracker(HouseRules(), 2)
+    tr.TWIN_UNLIKE_UNSEEN = rule
+    script = [(_table({0: "AS", 1: "2S"}), 3),
+              (_table({0: "2S", 1: "2S"}, {"lake:0": ["AS"]}), 3),
+              (_table({0: "8C", 1: "2S"}, {"lake:0": ["2S"]}), 3),
+              (_table({0: "8C", 1: "6H"}, {"lake:0": ["2S"]}), 30)]
+    n = 0
+    for step, (places, repeat) in enumerate(script):
+        for _ in range(repeat):
+            obs = _obs(n, places)
+            for name, view in obs.places.items():
+                seat = int(name[4]) if name.startswith("seat") else \
+                    top_looks_like if step == len(script) - 1 else 0
+                view.cards = [replace(c, look=looks[seat]) for c in view.cards]
+            tr.update(obs)
+            n += 1
+    return tr
+
+
+def test_a_twin_that_turned_up_nowhere_is_not_laid_on_a_pile_that_still_looks_the_same():
+    # seat 1's 2S left as the pile showed seat 0's 2S: had it been laid on it, the pile's
+    # top would now look like seat 1's deck; it still looks like seat 0's, so seat 1's
+    # card left unseen: no misplacement to flag, nothing scored
+    tr = _twin_gone_beside_a_pile(0, True)
+    assert not tr.flags()
+    assert tr.table.score().lake_cards == [2, 0] and tr.nertz_counts() == [11, 12]
+    assert [(e["seat"], e["card"], e["from"]) for e in tr.log() if e["type"] == "unseen"] == [
+        (1, "2S", "seat1:nertz")]
+    # the pile's top looks like seat 1's deck: laid on its like, flagged (as without looks)
+    for tr in (_twin_gone_beside_a_pile(1, True), _twin_gone_beside_a_pile(0, False)):
+        assert [(f["seat"], f["rule"]) for f in tr.flags()] == [(1, "foundation_rank")]
+        assert tr.nertz_counts() == [11, 12]
+
+
 def test_a_card_lost_from_view_long_after_its_like_topped_a_pile_was_not_laid_on_it():
     # seat 1's 2S shows on its nertz pile for seconds after seat 0's 2S topped the spade
     # pile, then its pile shows nothing at all (at the frame's edge: not even the next
