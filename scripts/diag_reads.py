@@ -1,8 +1,12 @@
 """How often the full pipeline reads each place's exposed card right, frame by frame, from
 the observations ``scripts.eval_replay --mode full --cache DIR`` kept, against the render
-labels; and the most frequent misreads (truth → read).
+labels; and the most frequent misreads (truth → read). ``--by-seat``: per round and seat,
+how many of the river columns' cards whose index shows whole the column's read holds (fanned
+strips included), with how far the seat sits askew to the camera (a seat square to the
+image is read best: the reader's crops are turned by quarter turns).
 
     python -m scripts.diag_reads cache/evalfull
+    python -m scripts.diag_reads cache/real28/r13 --by-seat
 """
 
 from __future__ import annotations
@@ -64,15 +68,72 @@ def compare(observations: list[Observation], labels: list[dict]) -> tuple[Counte
     return tally, misreads
 
 
+def river_strips(observations: list[Observation], labels: list[dict], every: int = 10,
+                 max_covered: float = 0.1) -> Counter:
+    """Per seat, ``(seat, "cards")`` face-up river cards whose index shows whole (every
+    ``every``-th frame, the column uncovered) and ``(seat, "read")`` those the column's
+    read in the kept observation holds; ``(seat, "extra")`` reads beyond the column's cards."""
+    by_frame = {o.frame: o for o in observations}
+    tally: Counter = Counter()
+    for lab in labels:
+        obs = by_frame.get(lab.get("frame", -1))
+        if obs is None or lab["frame"] % every:
+            continue
+        columns: dict[str, list[str]] = {}
+        for card in lab.get("cards", []):
+            place = card.get("place") or ""
+            if card.get("face_up") and ":river" in place and any(
+                    i.get("visible", 0.0) >= 0.95 for i in card.get("indices", [])):
+                columns.setdefault(place, []).append(card["code"])
+        for place, codes in columns.items():
+            view = obs.places.get(place)
+            if view is None or view.covered > max_covered:
+                continue
+            read = [c.code for c in view.cards]
+            seat = place.split(":")[0]
+            tally[(seat, "cards")] += len(codes)
+            tally[(seat, "read")] += sum(c in read for c in codes)
+            tally[(seat, "extra")] += max(0, len(read) - len(codes))
+    return tally
+
+
+def askew(header: dict) -> dict[str, float]:
+    """Each seat's angle (degrees, 0–45) from square to the image: its angle at the table
+    and the camera's yaw (the render header's)."""
+    yaw = float(header.get("camera", {}).get("yaw_deg", 0.0))
+    out = {}
+    for seat in header.get("table", {}).get("seats", []):
+        a = (float(seat["angle_deg"]) - yaw) % 90.0
+        out[f"seat{seat['seat']}"] = min(a, 90.0 - a)
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("cache", type=Path)
     p.add_argument("--top", type=int, default=12, help="misreads to list")
+    p.add_argument("--by-seat", action="store_true",
+                   help="river strips read per round and seat (folders below too)")
     args = p.parse_args(argv)
-    found = sorted(args.cache.glob("*.observations.pkl"))
+    found = sorted(args.cache.glob("**/*.observations.pkl" if args.by_seat
+                                   else "*.observations.pkl"))
     if not found:
         sys.exit(f"no *.observations.pkl in {args.cache}: run scripts.eval_replay "
                  "--mode full --cache there first")
+    if args.by_seat:
+        for path in found:
+            labels_path = path.with_name(path.name.split(".")[0] + ".labels.jsonl")
+            with open(path, "rb") as fh:
+                observations = pickle.load(fh)  # noqa: S301 - written by scripts.eval_replay
+            lines = [json.loads(x) for x in labels_path.read_text().splitlines()]
+            tally = river_strips(observations, lines[1:])
+            angles = askew(lines[0])
+            print(f"{path.parent.name}/{path.name.split('.')[0]}: " + " | ".join(
+                f"{seat} ({angles.get(seat, 0.0):.0f}° askew) {tally[(seat, 'read')]} of "
+                f"{tally[(seat, 'cards')]} ({tally[(seat, 'read')] / tally[(seat, 'cards')]:.2f})"
+                f", {tally[(seat, 'extra')]} extra"
+                for seat in sorted({k[0] for k in tally}) if tally[(seat, "cards")]))
+        return
     tally: Counter = Counter()
     misreads: Counter = Counter()
     for path in found:

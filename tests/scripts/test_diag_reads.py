@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scripts.diag_reads import compare
+from scripts.diag_reads import askew, compare, river_strips
 from vision.observation import Observation, PlaceView, SeenCard
 
 BOX = (0.0, 0.0, 10.0, 10.0)
@@ -26,3 +26,27 @@ def test_misreads_and_lake_piles_matched_by_code():
     assert tally[("nertz", False)] == 1 and tally[("river", True)] == 1
     assert tally[("lake", True)] == 1
     assert misreads == {("AS", "AC", "nertz"): 1}
+
+
+def test_river_strips_are_counted_per_seat_and_askew_seats_known():
+    def card(place: str, code: str, visible: float = 1.0) -> dict:
+        return {**_label(place, code), "indices": [{"visible": visible}]}
+
+    labels = [{"frame": 10, "cards": [card("seat0:river0", "KH"), card("seat0:river0", "QS"),
+                                      card("seat1:river2", "9D"),
+                                      card("seat1:river2", "8C", visible=0.5)]}]
+    obs = [Observation(10, 1000.0, {
+        "seat0:river0": PlaceView("seat0:river0", [SeenCard("KH", BOX), SeenCard("QC", BOX)]),
+        "seat1:river2": PlaceView("seat1:river2", [SeenCard("9D", BOX), SeenCard("8C", BOX),
+                                                   SeenCard("7H", BOX)]),
+    })]
+    tally = river_strips(obs, labels)
+    assert (tally[("seat0", "read")], tally[("seat0", "cards")]) == (1, 2)
+    assert (tally[("seat1", "read")], tally[("seat1", "cards")], tally[("seat1", "extra")]) \
+        == (1, 1, 2)  # (the half-hidden 8C is not counted)
+    obs[0].places["seat0:river0"].covered = 0.5  # under a hand: not counted
+    assert river_strips(obs, labels)[("seat0", "cards")] == 0
+    header = {"camera": {"yaw_deg": 30.0},
+              "table": {"seats": [{"seat": 0, "angle_deg": 0.0}, {"seat": 1, "angle_deg": 120.0},
+                                  {"seat": 2, "angle_deg": 240.0}]}}
+    assert askew(header) == {"seat0": 30.0, "seat1": 0.0, "seat2": 30.0}
