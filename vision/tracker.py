@@ -3733,6 +3733,14 @@ class Tracker:
         st = self.states.get(f"seat{seat}:waste")
         return st is not None and st.stable is not None and code not in st.stable
 
+    #: a waste that showed the card looking this like the card now on the lake pile (the
+    #: same card, by its look) is its source even when the engine holds the seat's copy
+    #: hidden in the nertz pile as known: that placement was a guess from a read (real
+    #: path, round 13: seat 2's 10S, glimpsed on its waste 8 apart from the pile's, went
+    #: uncredited, and the JS on it, because a swap had put seat 2's 10S in its nertz
+    #: pile); None: off
+    KNOWN_NERTZ_LOOK: float | None = 15.0
+
     def _waste_candidates(self, code: str, dest: str, spots: list[tuple[str, int, int, bool]],
                           t: float) -> list[tuple[str, int, int, bool]]:
         """Wastes that showed ``code`` lately (and show it no more) while the engine holds it
@@ -3752,7 +3760,10 @@ class Tracker:
             nertz = table.layouts[seat].nertz
             # (the deal hypothesis may hold it low in the nertz pile: it showed on the waste)
             hidden_nertz = where is not None and where.kind == "nertz" and bool(nertz) and \
-                nertz[-1].code != code and (seat, code) not in self.known
+                nertz[-1].code != code and ((seat, code) not in self.known or (
+                    self.KNOWN_NERTZ_LOOK is not None and seen is not None and
+                    (apart := self._looks_apart(wname, dest, code)) is not None and
+                    apart <= self.KNOWN_NERTZ_LOOK))
             if seen is not None and t - seen <= self.pool_window_ms and \
                     (self._waste_gone(seat, code) or self.COVERED_WASTE_POOL and
                      self._covered_waste_top(seat, code, t)) and where is not None and \

@@ -4147,6 +4147,45 @@ def _ace_landing_among_two_decks(looks_like: int, look_rule: bool) -> list[tuple
     return [m for m in _moves(events) if m[3].startswith("lake")]
 
 
+def _waste_glimpse_of_a_card_known_in_the_nertz_pile(rule: float | None, like: bool
+                                                       ) -> list[tuple]:
+    """Seat 0's waste shows an AD for one frame, then a 4D, as an AD lands on the lake; the
+    engine holds seat 0's AD hidden in its nertz pile, known (placed there by a read, as a
+    misread puts a card). The lake's AD looks like the waste's (``like``) or not."""
+    rng = np.random.default_rng(3)
+    look, other = (rng.normal(0.0, 8.0, (14, 10, 3)).astype(np.float16) for _ in range(2))
+    tr = Tracker(HouseRules(), 2)
+    tr.KNOWN_NERTZ_LOOK = rule
+    script = [(_table({0: "5C", 1: "5D"}), 3),
+              (_table({0: "5C", 1: "5D"}, {"seat0:waste": ["AD"]}), 1),
+              (_table({0: "5C", 1: "5D"}, {"seat0:waste": ["4D"], "lake:0": ["AD"]}), 40)]
+    events: list[dict] = []
+    n = 0
+    for step, (places, repeat) in enumerate(script):
+        for _ in range(repeat):
+            obs = _obs(n, places)
+            for name, view in obs.places.items():
+                if name in ("seat0:waste", "lake:0"):
+                    mine = look if name == "seat0:waste" or like else other
+                    view.cards = [replace(c, look=mine) for c in view.cards]
+            events += tr.update(obs)
+            n += 1
+        if step == 0:
+            assert [c.code for c in tr.table.layouts[0].nertz][-2:] == ["AD", "5C"]
+            tr.known.add((0, "AD"))
+    return [m for m in _moves(events) if m[3].startswith("lake")]
+
+
+def test_a_waste_glimpse_that_looks_like_the_lake_card_beats_a_nertz_card_known_by_a_read():
+    # the glimpse looks just like the card on the pile: the same card, so the engine's AD in
+    # the nertz pile (a read's guess) was another card
+    assert _waste_glimpse_of_a_card_known_in_the_nertz_pile(15.0, True) == [
+        (0, "AD", "seat0:waste", "lake:0")]
+    # another deck's look, or the rule off: the known nertz card stands, no source
+    assert _waste_glimpse_of_a_card_known_in_the_nertz_pile(15.0, False) == []
+    assert _waste_glimpse_of_a_card_known_in_the_nertz_pile(None, True) == []
+
+
 def test_a_lake_card_two_seats_may_have_laid_goes_to_the_seat_whose_deck_it_looks_like():
     assert _ace_landing_among_two_decks(1, True) == [(1, "AS", "seat1:waste", "lake:0")]
     assert _ace_landing_among_two_decks(0, True) == [(0, "AS", "seat0:waste", "lake:0")]
