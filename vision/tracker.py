@@ -977,6 +977,13 @@ class Tracker:
     #: 91 of 96 found, no false flag left, but one lake card more on the wrong seat)
     RUN_BASE_UNREAD = True
 
+    #: the column's settled view counts for :attr:`RUN_BASE_UNREAD` while a hand is over it
+    #: (it settled in plain view; the hand that took the run often still hovers there as
+    #: the run settles on its new column: real path, round 13, seat 1's QC-to-8C run, read
+    #: 10C 8C on its new column while the old one showed its KH alone, was taken as the
+    #: 10C 9D 8C, and the KH laid on the lake next had no source)
+    RUN_BASE_UNDER_HAND = True
+
     def _run_under_unread(self, spot: tuple[str, int, int, bool], run: tuple[str, ...],
                           dest: str, exp: tuple[str, ...]) -> tuple[str, ...] | None:
         """See :attr:`RUN_BASE_UNREAD`: the engine's run at ``spot``'s column from a card
@@ -986,7 +993,8 @@ class Tracker:
         assert table is not None
         st = self.states.get(spot[0])
         col = tuple(c.code for c in table.pile(spot[0]))
-        if st is None or st.stable is None or st.covered or run[0] not in col:
+        if st is None or st.stable is None or st.covered and not self.RUN_BASE_UNDER_HAND \
+                or run[0] not in col:
             return None
         for b in range(col.index(run[0]) - 1, -1, -1):
             rest = col[:b]

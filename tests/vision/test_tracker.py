@@ -3869,6 +3869,39 @@ def test_a_run_read_without_its_base_from_a_column_now_ending_under_it_is_that_r
     assert [c.code for c in tr.table.layouts[0].river[0]] != ["KS", "QD", "JC", "10H"]
 
 
+def test_a_run_read_without_its_base_counts_the_old_column_shown_before_a_hand_hovered():
+    # as above, but the hand that took the run hovers over the KC column as the run settles
+    # on the KS (the KC column settled, alone, in plain view just before): the same run
+    def feed(on: bool) -> Tracker:
+        tr = Tracker(HouseRules(), 2)
+        tr.RUN_BASE_UNDER_HAND = on
+        column = {"seat0:river1": ["KC"]}
+        steps = [(_table({0: "QD", 1: "5D"}, column), None),
+                 (_table({0: "JC", 1: "5D"}, {"seat0:river1": ["KC", "QD"]}), None),
+                 (_table({0: "10H", 1: "5D"}, {"seat0:river1": ["KC", "QD", "JC"]}), None),
+                 (_table({0: "4D", 1: "5D"}, {"seat0:river1": ["KC", "QD", "JC", "10H"]}),
+                  None),
+                 (_table({0: "4D", 1: "5D"}, column), None),
+                 (_table({0: "4D", 1: "5D"}, {**column, "seat0:river0": ["KS", "JC", "10H"]}),
+                  "seat0:river1")]
+        n = 0
+        for places, hand in steps:
+            for _ in range(20):
+                views = {p: PlaceView(p, [SeenCard(c, _spot(p)) for c in codes],
+                                      0.8 if p == hand else 0.0)
+                         for p, codes in places.items()}
+                tr.update(Observation(n, n * 100.0, views))
+                n += 1
+        return tr
+
+    tr = feed(True)
+    assert [c.code for c in tr.table.layouts[0].river[0]] == ["KS", "QD", "JC", "10H"]
+    assert [c.code for c in tr.table.layouts[0].river[1]] == ["KC"] and not tr.flags()
+    tr = feed(False)  # the JC 10H alone, the QD left behind, the JC flagged on the KS
+    assert [c.code for c in tr.table.layouts[0].river[1]] == ["KC", "QD"]
+    assert [f["rule"] for f in tr.flags()] == ["river_colour"]
+
+
 def _nertz_top_over_at_the_end(new_top: str, on: bool = True) -> Tracker:
     """Seat 0's nertz pile shows 5C, then ``new_top`` for the video's last second."""
     tr = Tracker(HouseRules(), 2)
