@@ -3752,7 +3752,8 @@ class Tracker:
     def _waste_candidates(self, code: str, dest: str, spots: list[tuple[str, int, int, bool]],
                           t: float) -> list[tuple[str, int, int, bool]]:
         """Wastes that showed ``code`` lately (and show it no more) while the engine holds it
-        among that seat's hidden cards: the card was drawn and played from there."""
+        among that seat's hidden cards: the card was drawn and played from there. ``dest``:
+        the observed place it landed on."""
         table = self.table
         assert table is not None
         dseat = None if dest.startswith("lake:") else Place.parse(dest).seat
@@ -4233,7 +4234,9 @@ class Tracker:
                 # a card seen lately on a seat's nertz top or waste and gone from there,
                 # that the engine holds among the seat's hidden cards (its reveal or draw
                 # never committed), and that the pile itself showed or was read as
-                for cand in self._waste_candidates(missing, f"lake:{j}", [], t):
+                # (the pile's observed place: the waste's looks are compared with its own)
+                pile = self._obs_place_of(f"lake:{j}")
+                for cand in self._waste_candidates(missing, pile, [], t):
                     if (self._bring_to_nertz_top(cand[2], missing)
                             if cand[0].endswith(":nertz")
                             else self._bring_to_waste_top(cand[2], missing)):
