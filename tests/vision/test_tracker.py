@@ -37,6 +37,21 @@ def _obs(frame: int, places: dict[str, list[str]], covered: dict[str, float] | N
     return Observation(frame, frame * 100.0, views)
 
 
+def _deck_looks(seed: int, n: int = 2) -> list[np.ndarray]:
+    """``n`` random card looks (:func:`~vision.crops.card_look`'s shape), one per deck."""
+    rng = np.random.default_rng(seed)
+    return [rng.normal(0.0, 8.0, (14, 10, 3)).astype(np.float16) for _ in range(n)]
+
+
+def _obs_looked(frame: int, places: dict[str, list[str]],
+                look_of: Callable[[str], np.ndarray | None]) -> Observation:
+    """:func:`_obs`, each place's cards carrying ``look_of(place)`` as their look."""
+    obs = _obs(frame, places)
+    for name, view in obs.places.items():
+        view.cards = [replace(c, look=look_of(name)) for c in view.cards]
+    return obs
+
+
 def _table(nertz: dict[int, str], extra: dict[str, list[str]] | None = None
            ) -> dict[str, list[str]]:
     places: dict[str, list[str]] = {}
@@ -458,8 +473,7 @@ def _twin_gone_beside_a_pile(top_looks_like: int, rule: bool) -> Tracker:
     its nertz pile and turns up nowhere. Each seat's cards have their deck's look; the
     pile's 2S looks like seat 0's, and once seat 1's has left like seat
     ``top_looks_like``'s."""
-    rng = np.random.default_rng(7)
-    looks = {k: rng.normal(0.0, 8.0, (14, 10, 3)).astype(np.float16) for k in (0, 1)}
+    looks = _deck_looks(7)
     tr = Tracker(HouseRules(), 2)
     tr.TWIN_UNLIKE_UNSEEN = rule
     script = [(_table({0: "AS", 1: "2S"}), 3),
@@ -468,13 +482,10 @@ def _twin_gone_beside_a_pile(top_looks_like: int, rule: bool) -> Tracker:
               (_table({0: "8C", 1: "6H"}, {"lake:0": ["2S"]}), 30)]
     n = 0
     for step, (places, repeat) in enumerate(script):
+        pile = top_looks_like if step == len(script) - 1 else 0
         for _ in range(repeat):
-            obs = _obs(n, places)
-            for name, view in obs.places.items():
-                seat = int(name[4]) if name.startswith("seat") else \
-                    top_looks_like if step == len(script) - 1 else 0
-                view.cards = [replace(c, look=looks[seat]) for c in view.cards]
-            tr.update(obs)
+            tr.update(_obs_looked(n, places, lambda name, pile=pile: looks[
+                int(name[4]) if name.startswith("seat") else pile]))
             n += 1
     return tr
 
@@ -4154,8 +4165,7 @@ def _ace_landing_among_two_decks(looks_like: int, look_rule: bool) -> list[tuple
     """Both seats' wastes show an AS, both turn three new cards as an AS lands on the lake:
     either seat's AS may have gone there. Each seat's cards have their deck's look; the
     lake's AS looks like seat ``looks_like``'s."""
-    rng = np.random.default_rng(5)
-    looks = {k: rng.normal(0.0, 8.0, (14, 10, 3)).astype(np.float16) for k in (0, 1)}
+    looks = _deck_looks(5)
     tr = Tracker(HouseRules(), 2)
     if not look_rule:
         tr.LOOK_UNLIKE = None
@@ -4164,18 +4174,11 @@ def _ace_landing_among_two_decks(looks_like: int, look_rule: bool) -> list[tuple
     drawn = _table({0: "5C", 1: "5D"}, {"seat0:waste": ["2H", "8D", "QS"],
                                         "seat1:waste": ["7C", "8C", "3H"], "lake:0": ["AS"]})
     events: list[dict] = []
-
-    def make(frame: int, places: dict[str, list[str]]) -> Observation:
-        obs = _obs(frame, places)
-        for name, view in obs.places.items():
-            seat = looks_like if name.startswith("lake") else int(name[4])
-            view.cards = [replace(c, look=looks[seat]) for c in view.cards]
-        return obs
-
     n = 0
     for places, repeat in ((both, 6), (drawn, 40)):
         for _ in range(repeat):
-            events += tr.update(make(n, places))
+            events += tr.update(_obs_looked(n, places, lambda name: looks[
+                looks_like if name.startswith("lake") else int(name[4])]))
             n += 1
     return [m for m in _moves(events) if m[3].startswith("lake")]
 
@@ -4185,8 +4188,7 @@ def _waste_glimpse_of_a_card_known_in_the_nertz_pile(rule: float | None, like: b
     """Seat 0's waste shows an AD for one frame, then a 4D, as an AD lands on the lake; the
     engine holds seat 0's AD hidden in its nertz pile, known (placed there by a read, as a
     misread puts a card). The lake's AD looks like the waste's (``like``) or not."""
-    rng = np.random.default_rng(3)
-    look, other = (rng.normal(0.0, 8.0, (14, 10, 3)).astype(np.float16) for _ in range(2))
+    look, other = _deck_looks(3)
     tr = Tracker(HouseRules(), 2)
     tr.KNOWN_NERTZ_LOOK = rule
     script = [(_table({0: "5C", 1: "5D"}), 3),
@@ -4196,12 +4198,9 @@ def _waste_glimpse_of_a_card_known_in_the_nertz_pile(rule: float | None, like: b
     n = 0
     for step, (places, repeat) in enumerate(script):
         for _ in range(repeat):
-            obs = _obs(n, places)
-            for name, view in obs.places.items():
-                if name in ("seat0:waste", "lake:0"):
-                    mine = look if name == "seat0:waste" or like else other
-                    view.cards = [replace(c, look=mine) for c in view.cards]
-            events += tr.update(obs)
+            events += tr.update(_obs_looked(n, places, lambda name: (
+                look if name == "seat0:waste" or name == "lake:0" and like
+                else other if name == "lake:0" else None)))
             n += 1
         if step == 0:
             assert [c.code for c in tr.table.layouts[0].nertz][-2:] == ["AD", "5C"]
