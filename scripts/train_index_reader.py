@@ -196,10 +196,26 @@ def shrunk(images: np.ndarray, glyph: float) -> np.ndarray:
                                 (SIZE, SIZE), interpolation=cv2.INTER_LINEAR) for img in images])
 
 
-def low_resolution(batch, share: float, generator):  # noqa: ANN001, ANN201
+def coded(small, generator):  # noqa: ANN001, ANN201
+    """Small crops (N, 3, h, w) in 0–1 JPEG-coded at a quality of 30–85, as a webcam's or a
+    video file's codec leaves a few-pixel index (blocks, smeared red ink)."""
+    import torch
+
+    quality = int(30 + 55 * float(torch.rand(1, generator=generator)))
+    pixels = (small.permute(0, 2, 3, 1).clamp(0, 1) * 255).round().to(torch.uint8).numpy()
+    out = []
+    for img in pixels:
+        ok, buf = cv2.imencode(".jpg", np.ascontiguousarray(img[:, :, ::-1]),
+                               [cv2.IMWRITE_JPEG_QUALITY, quality])
+        out.append(cv2.imdecode(buf, cv2.IMREAD_COLOR)[:, :, ::-1] if ok else img)
+    return torch.from_numpy(np.stack(out).astype(np.float32) / 255).permute(0, 3, 1, 2)
+
+
+def low_resolution(batch, share: float, generator, codec: float = 0.0):  # noqa: ANN001, ANN201
     """A ``share`` of the crops seen as a small index would be: shrunk (area-averaged) so
     that the index, about 47 px tall in a 64 px crop, is 6–14 px tall, then enlarged back
-    bilinearly, as ``vision.crops.crop_square`` enlarges a small index at run time."""
+    bilinearly, as ``vision.crops.crop_square`` enlarges a small index at run time; a
+    ``codec`` share of those JPEG-coded at the small size first (:func:`coded`)."""
     import torch
     import torch.nn.functional as F
 
@@ -215,20 +231,23 @@ def low_resolution(batch, share: float, generator):  # noqa: ANN001, ANN201
         glyph = 6 + 8 * float(torch.rand(1, generator=generator))
         side = max(4, round(SIZE * glyph / 47))
         small = F.interpolate(batch[part], size=(side, side), mode="area")
+        if codec > 0 and float(torch.rand(1, generator=generator)) < codec:
+            small = coded(small, generator)
         out[part] = F.interpolate(small, size=(SIZE, SIZE), mode="bilinear",
                                   align_corners=False)
     return out
 
 
-def augment(batch, generator, low_res: float = 0.0):  # noqa: ANN001, ANN201
+def augment(batch, generator, low_res: float = 0.0, codec: float = 0.0):  # noqa: ANN001, ANN201
     """Cheap on-the-fly augmentation of a float batch (N, 3, 64, 64) in 0–1: shifts of up
     to 4 px, per-channel gain and offset (colour casts), contrast, noise, and a random
-    occluding bar sometimes; a ``low_res`` share seen at 6–14 px (:func:`low_resolution`)."""
+    occluding bar sometimes; a ``low_res`` share seen at 6–14 px (:func:`low_resolution`),
+    a ``codec`` share of those JPEG-coded there."""
     import torch
 
     n = batch.shape[0]
     if low_res > 0:
-        batch = low_resolution(batch, low_res, generator)
+        batch = low_resolution(batch, low_res, generator, codec)
     pad = torch.nn.functional.pad(batch, (4, 4, 4, 4), mode="replicate")
     dx = torch.randint(0, 9, (n,), generator=generator)
     dy = torch.randint(0, 9, (n,), generator=generator)
@@ -413,6 +432,8 @@ def main(argv: list[str] | None = None) -> None:
                              Path("runs/index_reader"), Path("models/index_classifier.onnx"))
     parser.add_argument("--low-res", type=float, default=0.0,
                         help="share of training crops shrunk to a 6-14 px index first")
+    parser.add_argument("--codec", type=float, default=0.0,
+                        help="share of the shrunk crops JPEG-coded at their small size")
     args = parser.parse_args(argv)
 
     import torch
@@ -435,7 +456,7 @@ def main(argv: list[str] | None = None) -> None:
             scores["score"] = scores["card"]
         return scores
 
-    best = fit(model, train, args, lambda x, g: augment(x, g, args.low_res), score,
+    best = fit(model, train, args, lambda x, g: augment(x, g, args.low_res, args.codec), score,
                generator)
     model.load_state_dict(torch.load(args.work / "best.pt", map_location="cpu"))
     print(f"best held-out score {best:.4f}; exported {export(model, args.out)}")
