@@ -65,3 +65,19 @@ def test_crops_of_a_rendered_round_read_as_their_folder(tmp_path: Path) -> None:
     # upside down, the same crops mostly fail: the turn the script chose is what reads
     flipped, _ = reader([np.ascontiguousarray(np.rot90(c, 2)) for c in crops])
     assert np.mean([r == f.parent.name for r, f in zip(flipped, faces, strict=True)]) < right - 0.3
+
+
+def test_coded_crops_carry_the_codecs_blocks_and_keep_their_shape() -> None:
+    torch = pytest.importorskip("torch")
+    from scripts.train_index_reader import augment, coded
+
+    g = torch.Generator().manual_seed(0)
+    small = torch.rand(6, 3, 11, 11, generator=g)  # noise: what JPEG codes worst
+    out = coded(small, g)
+    assert out.shape == small.shape and out.dtype == torch.float32
+    assert 0 <= float(out.min()) and float(out.max()) <= 1
+    assert float((out - small).abs().mean()) > 0.05  # coded, not passed through
+    flat = torch.full((2, 3, 11, 11), 0.5)
+    assert float((coded(flat, g) - flat).abs().max()) < 0.02  # a flat crop survives
+    batch = torch.rand(8, 3, 64, 64, generator=g)
+    assert augment(batch, g, low_res=1.0, codec=1.0).shape == batch.shape
