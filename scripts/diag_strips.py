@@ -13,13 +13,12 @@ observations).
 from __future__ import annotations
 
 import argparse
-import json
 from collections import Counter
 from pathlib import Path
 
-import cv2
 import numpy as np
 
+from scripts.make_video_index_crops import labelled_frames
 from vision.detector import CardDetector
 
 
@@ -63,21 +62,10 @@ def tally_frame(detections, label: dict, tally: Counter, min_visible: float = 0.
 def strips(folder: Path, detector: CardDetector, every: int) -> Counter:
     """The tally of every ``every``-th frame of one round folder (frame 0, the deal, left
     out)."""
-    video, labels = round_files(folder)
-    cap = cv2.VideoCapture(str(video))
     tally: Counter = Counter()
-    with labels.open() as fh:
-        for line in fh:
-            label = json.loads(line)
-            if label.get("type") == "header":
-                continue
-            ok, frame = cap.read()
-            if not ok:
-                break
-            if label["frame"] == 0 or label["frame"] % every:
-                continue
+    for frame, label in labelled_frames(*round_files(folder), every):
+        if label["frame"]:
             tally_frame(detector(frame), label, tally)
-    cap.release()
     return tally
 
 

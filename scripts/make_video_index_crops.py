@@ -125,27 +125,36 @@ def render_round(i: int, split: str, seed: int, work: Path) -> tuple[Path, Path]
     return video, video.with_suffix(".labels.jsonl")
 
 
+def labelled_frames(video: Path, labels: Path, every: int = 1
+                    ) -> Iterator[tuple[np.ndarray, dict]]:
+    """(frame, its label) of every ``every``-th frame of a rendered video, read in step with
+    its ``.labels.jsonl`` (the header line skipped), until either ends."""
+    cap = cv2.VideoCapture(str(video))
+    try:
+        with labels.open() as fh:
+            for line in fh:
+                label = json.loads(line)
+                if label.get("type") == "header":
+                    continue
+                ok, frame = cap.read()
+                if not ok:
+                    break
+                if label["frame"] % every == 0:
+                    yield frame, label
+    finally:
+        cap.release()
+
+
 def harvest(video: Path, labels: Path, out: Path, prefix: str, every: int,
             rng: random.Random) -> int:
     """Write the crops of every ``every``-th frame of ``video`` under ``out``; the count."""
-    cap = cv2.VideoCapture(str(video))
     count = 0
-    with labels.open() as fh:
-        for line in fh:
-            label = json.loads(line)
-            if label.get("type") == "header":
-                continue
-            ok, frame = cap.read()
-            if not ok:
-                break
-            if label["frame"] % every:
-                continue
-            for code, crop in frame_crops(frame, label, rng):
-                folder = out / code
-                folder.mkdir(parents=True, exist_ok=True)
-                cv2.imwrite(str(folder / f"{prefix}-{label['frame']}-{count}.png"), crop)
-                count += 1
-    cap.release()
+    for frame, label in labelled_frames(video, labels, every):
+        for code, crop in frame_crops(frame, label, rng):
+            folder = out / code
+            folder.mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(folder / f"{prefix}-{label['frame']}-{count}.png"), crop)
+            count += 1
     return count
 
 
