@@ -94,6 +94,8 @@ def model_observer(model: Any, detector: Any, every_frame: bool = False,
         detector.turned_pass = 0.0  # a table camera's frames: one look (not a photo's two)
     if getattr(detector, "close_ups", None):
         detector.close_ups = False  # and never a close-up of a card or two
+    if getattr(detector, "photos", None):
+        detector.photos = False  # nor a photo of cards at any angle (rival scales, …)
     gated = None if every_frame else ChangeGatedDetector(detector, **gate)
 
     def spot(place: str) -> tuple[float, float, float, float] | None:

@@ -11,8 +11,9 @@
 3. real photographs (``../shared/data/real``): ``feeder-corners`` top-1 code, rank and suit
    through a fixed window and through the ink-located index box; ``cluttered-rank-boxes``
    (test split) box recall (a reported card on each labelled card, IoU ≥ 0.3 or its centre
-   inside) and rank accuracy of the cards found, also with the photos turned (``--turns``:
-   cards at any angle); and a grid of failure crops.
+   inside; the surest such report is the card's read) and rank accuracy of the cards
+   found, also with the photos turned (``--turns``: cards at any angle; a report is on a
+   card when its centre lies in the turned labelled box); and a grid of failure crops.
 
     python -m scripts.eval_detector                          # everything, defaults
     python -m scripts.eval_detector --no-renders --no-backs --turns 30,45   # real, turned
@@ -341,20 +342,22 @@ def eval_cluttered(detector: CardDetector, folder: Path, failures: list, turn: f
                                np.float32)
                 quad = cv2.transform(pts[None], m)[0]
                 gt = np.concatenate([quad.min(axis=0), quad.max(axis=0)])
-            hits = [i for i in faces
-                    if _iou(dets.xyxy[i], gt) > 0.3
-                    or _inside((dets.xyxy[i][:2] + dets.xyxy[i][2:]) / 2, gt)]
+            if quad is None:
+                hits = [i for i in faces
+                        if _iou(dets.xyxy[i], gt) > 0.3
+                        or _inside((dets.xyxy[i][:2] + dets.xyxy[i][2:]) / 2, gt)]
+            else:
+                # the box around the turned labelled box takes in its neighbours too: a
+                # report is on the card when its centre lies in the turned labelled box
+                hits = [i for i in faces if cv2.pointPolygonTest(
+                    quad.reshape(-1, 1, 2), tuple(float(v) for v in
+                                                  (dets.xyxy[i][:2] + dets.xyxy[i][2:]) / 2),
+                    False) >= 0]
             on_card[hits] = True
             if not hits:
                 continue
             found += 1
             best = max(hits, key=lambda i: dets.confidence[i])
-            if quad is not None:
-                # the box around the turned labelled box takes in its neighbours too: the
-                # report nearest the card's centre is the card's read
-                mid = quad.mean(axis=0)
-                best = min(hits, key=lambda i: float(np.linalg.norm(
-                    (dets.xyxy[i][:2] + dets.xyxy[i][2:]) / 2 - mid)))
             rank = str(dets.code[best])[:-1]
             if rank == RANK_WORDS[r["class"]]:
                 right += 1

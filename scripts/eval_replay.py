@@ -233,6 +233,7 @@ def _observations(mode: str, lines: list[dict[str, Any]], video: Path, seats: in
         from vision.detector import CardDetector
         detector = CardDetector.load()
         detector.turned_pass = 0.0  # a table camera's frames: one look
+        detector.photos = False
     observer = None
     if incremental and detector is not None:  # the replay's default: only where it changed
         from referee.replay import model_observer
@@ -278,6 +279,7 @@ def speed(work: Path, seconds: float = 4.0) -> dict[str, float]:
         from vision.detector import CardDetector
         detector = CardDetector.load()
         detector.turned_pass = 0.0  # (as the pipeline: one look at a camera's frame)
+        detector.photos = False
         cap = cv2.VideoCapture(str(video))
         n, t0 = 0, time.perf_counter()
         while n < 10:

@@ -74,23 +74,24 @@ def test_the_report_page_says_why_a_flag_needs_a_look():
 
 
 def test_the_camera_pipeline_looks_at_each_frame_once_not_as_a_photo():
-    # a photo gets a second, turned look (CardDetector.turned_pass); a table camera's
-    # frames, every-frame or change-gated, do not: it would triple the detector's time
+    # a photo gets a second, turned look (CardDetector.turned_pass), a look at a rival
+    # scale and card boxes parted by their reads; a table camera's frames, every-frame or
+    # change-gated, do not: it would triple the detector's time, and parting made phantoms
     from referee.replay import model_observer
     from vision.detector import CardDetector
 
     class _Counting(CardDetector):
         def __init__(self) -> None:
             super().__init__(None, None)  # type: ignore[arg-type]
-            self.looks = 0
+            self.looks: list[bool] = []
 
-        def _detect(self, image, regions, scale, pass_size=None):  # noqa: ANN001 - the detector's own
+        def _detect(self, image, regions, scale, pass_size=None, photo=False):  # noqa: ANN001 - the detector's own
             from vision.detections import Detections
-            self.looks += 1
+            self.looks.append(photo)
             return Detections.empty()
 
-        def estimate_scale(self, image):  # noqa: ANN001
-            return 1.0
+        def scale_candidates(self, image):  # noqa: ANN001
+            return [1.0, 0.3]
 
     class _Model:
         def observe(self, image, dets, frame, t_ms):  # noqa: ANN001
@@ -100,8 +101,8 @@ def test_the_camera_pipeline_looks_at_each_frame_once_not_as_a_photo():
     frame = np.zeros((72, 128, 3), np.uint8)
     photo = _Counting()
     photo(frame)
-    assert photo.looks == 2
+    assert photo.looks == [True, True, True]
     camera = _Counting()
     observe = model_observer(_Model(), camera, every_frame=True)
     observe(frame, 0, 0.0)
-    assert camera.looks == 1 and camera.turned_pass == 0
+    assert camera.looks == [False] and camera.turned_pass == 0

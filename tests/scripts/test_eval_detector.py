@@ -34,3 +34,37 @@ def test_the_rank_glyph_is_measured_from_the_decks_ink(card_cache):
         {"visible": 1.0, "quad": [[0, 0], [8, 0], [8, 20], [0, 20]]},   # 20 px tall
         {"visible": 0.4, "quad": [[0, 0], [16, 0], [16, 40], [0, 40]]}]}  # hidden: no
     assert eval_detector.glyph_px(card) == pytest.approx(20 * share)
+
+
+def test_a_turned_photos_card_is_found_only_by_a_report_on_the_card_itself(tmp_path):
+    # two cards side by side, labelled upright; the photo turned by 45°: the box around the
+    # turned second card takes in the first card's centre, but the one report (on the first
+    # card) is not on the second card
+    import cv2
+    import numpy as np
+
+    from vision.crops import turn_image
+    from vision.detections import Detections
+    from vision.detector import FACE
+
+    (tmp_path / "images" / "test").mkdir(parents=True)
+    cv2.imwrite(str(tmp_path / "images" / "test" / "a.png"), np.zeros((200, 300, 3), np.uint8))
+    rows = ["filename,width,height,class,xmin,ymin,xmax,ymax",
+            "a.png,300,200,ace,50,50,110,140", "a.png,300,200,king,112,50,172,140"]
+    (tmp_path / "images" / "test_labels.csv").write_text("\n".join(rows) + "\n")
+    _turned, m = turn_image(np.zeros((200, 300, 3), np.uint8), 45.0)
+    centre = m @ np.array([80.0, 95.0, 1.0])  # the first card's centre, turned
+
+    def detector(image):
+        box = np.array([[*(centre - 20), *(centre + 20)]], np.float32)
+        return Detections.create(box, np.array([0.9]), [FACE], ["AS"], [None])
+
+    upright_centre = np.array([80.0, 95.0])
+
+    def upright(image):
+        box = np.array([[*(upright_centre - 20), *(upright_centre + 20)]], np.float32)
+        return Detections.create(box, np.array([0.9]), [FACE], ["AS"], [None])
+
+    for fn, turn in ((detector, 45.0), (upright, 0.0)):
+        scores = eval_detector.eval_cluttered(fn, tmp_path, [], turn)
+        assert scores["box_recall"] == 0.5 and scores["rank_of_all"] == 0.5, (turn, scores)

@@ -422,6 +422,51 @@ def test_the_scale_follows_the_level_that_sees_a_table_of_cards_not_one_sure_box
     assert detector.estimate_scale(frame) < 0.1
 
 
+class _CatAndCard(_NoLocaliser):
+    """A localiser that sees a photo's card (71 px) in its 320 px copy, and in the 160 px
+    copy one surer box of 73 px (a cat)."""
+
+    names = ["index", "face", "back"]
+
+    def __call__(self, image, rects, conf=0.25):
+        side = max(image.shape[:2])
+        box, p = {320: ([100, 100, 150, 171], 0.79), 160: ([40, 40, 90, 113], 0.88)}.get(
+            side, (None, 0.0))
+        if box is None:
+            return Detections.create(np.zeros((0, 4), np.float32), np.zeros(0), [])
+        return Detections.create(np.array([box], np.float32), np.array([p]), [FACE])
+
+
+class _ReadsByScale(CardDetector):
+    """A detector whose reads at each scale are canned (confidences of face reads)."""
+
+    def __init__(self, reads: dict[float, list[float]]) -> None:
+        super().__init__(_CatAndCard(), None, turned_pass=0.0)  # type: ignore[arg-type]
+        self.reads = reads
+
+    def _detect(self, image, regions, scale, pass_size=None, photo=False):
+        conf = self.reads[round(scale, 3)]
+        boxes = np.array([[10 * k, 0, 10 * k + 8, 12] for k in range(len(conf))], np.float32)
+        return Detections.create(boxes.reshape(-1, 4), np.array(conf, np.float32),
+                                 [FACE] * len(conf), ["AS"] * len(conf), [None] * len(conf))
+
+
+def test_a_photo_is_read_at_a_nearly_as_sure_rival_scale_when_that_reads_it_surer():
+    photo = np.zeros((720, 1280, 3), np.uint8)
+    cat, card = round(56 * 0.125 / 73, 3), round(56 * 0.25 / 71, 3)
+    detector = _ReadsByScale({cat: [], card: [0.8]})
+    scales = detector.scale_candidates(photo)
+    assert [round(s, 3) for s in scales] == [cat, card]  # the surest level first
+    assert detector.estimate_scale(photo) == scales[0]
+    assert detector(photo).confidence.tolist() == pytest.approx([0.8])
+    # a rival scale that reads many weak "cards" (pips, carpet) loses to one sure read
+    detector.reads = {cat: [0.55], card: [0.6] + [0.2] * 10}
+    assert detector(photo).confidence.tolist() == pytest.approx([0.55])
+    # a level far less sure is no rival
+    detector.RIVAL_SCORE = 0.05
+    assert len(detector.scale_candidates(photo)) == 1
+
+
 class _TableSeenWholeAsACard(_TableWithOneFalseBigBox):
     """As above, and the 80 px copy (the close-up level) sees the table as one sure card
     too, spanning half of it: a round, pale table filling a 1080p frame."""
@@ -502,6 +547,37 @@ def test_both_indices_of_a_card_are_read_together():
         np.zeros((300, 300, 3), np.uint8), dets)
     assert cards.code.tolist() == ["KH"]
     assert cards.xyxy[0].tolist() == face
+
+
+def test_two_sure_reads_that_rule_each_other_out_in_one_card_box_are_two_cards():
+    # a card box around an Ace and the card partly over it (a turned photo): each index
+    # read surely as a card the other's reader gives no chance; in a photo the box keeps
+    # the surer read, the other card is reported at its index
+    face = [100, 100, 160, 190]
+    index = [150, 170, 158, 188]
+    dets = Detections.create(np.array([face, [102, 102, 110, 120], index]),
+                             np.array([0.9, 0.8, 0.8]), [FACE, INDEX, INDEX])
+    reader = _RowsReader([[0.95, 0.01, 0.04], [0.01, 0.9, 0.09]])
+    detector = CardDetector(_NoLocaliser(), reader, min_code_conf=0.3)
+    detector._read_corners = lambda image, faces: [(None, 0.0, None)] * len(faces)
+    cards = detector.group(np.zeros((300, 300, 3), np.uint8), dets, split=True)
+    reported = sorted(zip(cards.code.tolist(), cards.xyxy.tolist(), strict=True))
+    assert reported == [("AS", face), ("KH", index)]
+    # a table camera's frame: one card, read by both indices together
+    assert len(detector.group(np.zeros((300, 300, 3), np.uint8), dets)) == 1
+    detector.SPLIT_CONF = 1.0  # off
+    assert len(detector.group(np.zeros((300, 300, 3), np.uint8), dets, split=True)) == 1
+    # an unsure read counts with the group it agrees with: two KH reads outvote the Ace
+    dets = Detections.create(np.array([face, [102, 102, 110, 120], index, [100, 112, 108, 130]]),
+                             np.array([0.9, 0.8, 0.8, 0.5]), [FACE, INDEX, INDEX, INDEX])
+    reader.rows = np.asarray([[0.95, 0.01, 0.04], [0.01, 0.9, 0.09], [0.02, 0.45, 0.53]],
+                             np.float32)
+    detector.SPLIT_CONF = 0.5
+    owner = detector._index_owner(dets.xyxy[1:], dets.xyxy[:1])
+    assert owner.tolist() == [0, 0, 0]
+    cards = detector.group(np.zeros((300, 300, 3), np.uint8), dets, split=True)
+    reported = sorted(zip(cards.code.tolist(), cards.xyxy.tolist(), strict=True))
+    assert reported == [("AS", [102, 102, 110, 120]), ("KH", face)]
 
 
 def test_an_index_box_on_a_cards_face_is_not_a_card_of_its_own():
@@ -662,10 +738,10 @@ class _TwoLooks(CardDetector):
         super().__init__(_NoLocaliser(), None, turned_pass=45.0)  # type: ignore[arg-type]
         self.upright, self.turned, self.looks = upright, turned, 0
 
-    def estimate_scale(self, image: np.ndarray) -> float:
-        return 1.0
+    def scale_candidates(self, image: np.ndarray) -> list[float]:
+        return [1.0]
 
-    def _detect(self, image, regions, scale, pass_size=None):
+    def _detect(self, image, regions, scale, pass_size=None, photo=False):
         self.looks += 1
         if image.shape[:2] == (400, 600):
             return self.upright
