@@ -389,6 +389,14 @@ class CardDetector:
 
     #: how sure a card found only in the turned look must be read to be added
     TURNED_PASS_NEW_CONF = 0.25
+    #: a card of the turned look on an upright report that another card of the turned
+    #: look (another code) took already is added when the report's box is at least this
+    #: many times its own: two cards the upright look boxed as one; 0: off
+    TURNED_PASS_PARTS = 1.5
+    #: and when its box is at least this many pixels across (index strips of 9–14 px on
+    #: rendered 720p tables added so were 4 of 5 misread; those of real photos, 34–55 px,
+    #: 10 of 10 right)
+    TURNED_PASS_PART_PX = 16.0
     #: the largest single pass the turned copy gets (a larger one is looked at in tiles)
     MAX_PASS = 2048
     #: a photo still larger than this at its scale (no card found to size it: a 12 MP photo
@@ -430,18 +438,30 @@ class CardDetector:
                 else np.zeros((len(boxes), 0), bool))
         cards = cards[np.arange(len(cards))]  # a copy: reads are replaced in it
         extra = []
-        for j in range(len(other)):
+        taken: dict[int, str] = {}  # upright report → the code of the turned card on it
+        for j in np.argsort(-other.confidence, kind="stable"):
             hits = faces[same[j]] if same.shape[1] else faces[:0]
             if not len(hits):
                 if other.confidence[j] >= self.TURNED_PASS_NEW_CONF:
                     extra.append(j)
                 continue
             i = int(hits[np.argmax(box_iou(boxes[j:j + 1], cards.xyxy[hits])[0])])
+            if self.TURNED_PASS_PARTS and i in taken and taken[i] != other.code[j] and \
+                    _area(cards.xyxy[i]) >= self.TURNED_PASS_PARTS * _area(boxes[j]):
+                # a second card of the turned look on one upright report: the upright
+                # look boxed two cards as one (overlapping, turned), the turned one parted
+                if other.confidence[j] >= self.TURNED_PASS_NEW_CONF and min(
+                        boxes[j, 2] - boxes[j, 0], boxes[j, 3] - boxes[j, 1]) \
+                        >= self.TURNED_PASS_PART_PX:
+                    extra.append(j)
+                continue
+            taken.setdefault(i, str(other.code[j]))
             if other.confidence[j] > cards.confidence[i]:
                 cards.code[i] = other.code[j]
                 cards.confidence[i] = other.confidence[j]
                 cards.alternatives[i] = other.alternatives[j]
         if extra:
+            extra.sort()
             added = other[np.asarray(extra)]
             added.xyxy = boxes[np.asarray(extra)]
             cards = Detections.merge([cards, added])
@@ -1108,6 +1128,10 @@ class CardDetector:
             [FACE] * len(names) + [BACK] * len(backs),
             names + ["back"] * len(backs), designs + back_designs,
             alternatives=alts + [()] * len(backs), look=looks + [None] * len(backs))
+
+
+def _area(box: np.ndarray) -> float:
+    return float(max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1]))
 
 
 __all__ = ["CardDetector", "Localiser", "ModelError"]

@@ -787,6 +787,26 @@ def test_a_photo_is_looked_at_turned_too_and_each_card_keeps_its_surer_read():
         assert detector.looks == 1
 
 
+def test_two_cards_the_turned_look_parts_on_one_upright_box_are_both_reported():
+    # the upright look boxed an Ace and the 9 lying over it (turned) as one card; the turned
+    # look finds each: the surer read takes the box, the other card is added
+    photo = np.zeros((400, 600, 3), np.uint8)
+    upright = Detections.create(np.array([[80, 80, 250, 200]], np.float32),
+                                np.array([0.5], np.float32), [FACE], ["9H"], [None])
+    turned = [((120, 140), "AD", 0.8, FACE), ((200, 140), "9H", 0.7, FACE)]
+    detector = _TwoLooks(upright, turned)
+    assert sorted(detector(photo).code.tolist()) == ["9H", "AD"]
+    detector = _TwoLooks(upright, turned)
+    detector.TURNED_PASS_PARTS = 0.0  # off
+    assert detector(photo).code.tolist() == ["AD"]
+    detector = _TwoLooks(upright, turned)
+    detector.TURNED_PASS_PARTS = 20.0  # the upright box no larger than 20 cards' boxes
+    assert detector(photo).code.tolist() == ["AD"]
+    detector = _TwoLooks(upright, turned)
+    detector.TURNED_PASS_PART_PX = 50.0  # the 9H's box (40 px) is an index strip's
+    assert detector(photo).code.tolist() == ["AD"]
+
+
 @NEEDS_ARTWORK
 @pytest.mark.skipif(not (MODELS / "card_detector.onnx").is_file(), reason="no localiser")
 def test_a_photo_of_one_card_filling_the_frame_is_read_as_that_card(card_cache):
