@@ -484,8 +484,8 @@ def main(argv: list[str] | None = None) -> None:
             print(f"cluttered-rank-boxes (test), photos turned by {turn:g}°: box recall "
                   f"{s['box_recall']:.3f}, rank accuracy {s['rank_acc']:.3f} of found "
                   f"({s['rank_of_all']:.3f} of all), {s['false_per_image']:.1f} cards "
-                  f"reported on no card per image, {s['ms_per_image']:.0f} ms/image",
-                  flush=True)
+                  f"reported on no card per image, {s['false_backs']} backs reported, "
+                  f"{s['ms_per_image']:.0f} ms/image", flush=True)
     if failures:
         failure_grid(failures, args.failures)
         print(f"failure crops (truth>read): {args.failures}")
