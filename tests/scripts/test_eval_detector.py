@@ -68,3 +68,9 @@ def test_a_turned_photos_card_is_found_only_by_a_report_on_the_card_itself(tmp_p
     for fn, turn in ((detector, 45.0), (upright, 0.0)):
         scores = eval_detector.eval_cluttered(fn, tmp_path, [], turn)
         assert scores["box_recall"] == 0.5 and scores["rank_of_all"] == 0.5, (turn, scores)
+    # the other split: its own labels and folder
+    (tmp_path / "images" / "train").mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "train" / "a.png"), np.zeros((200, 300, 3), np.uint8))
+    (tmp_path / "images" / "train_labels.csv").write_text("\n".join(rows[:2]) + "\n")
+    scores = eval_detector.eval_cluttered(upright, tmp_path, [], 0.0, split="train")
+    assert scores["cards"] == 1 and scores["box_recall"] == 1.0
