@@ -414,7 +414,8 @@ class CardDetector:
         scale = self.estimate_scale(turned)
         one_pass = 32 * -(-int(max(turned.shape[:2]) * scale) // 32)
         other = self._detect(turned, None, scale,
-                             max(self.pass_size, min(self.MAX_PASS, one_pass)), photo=True)
+                             max(self.pass_size, min(self.MAX_PASS, one_pass)),
+                             photo=self.photos)
         # faces; a card seen only turned is added when its read is sure (half the cards a
         # turned look alone finds on a crowded table are strips and pips read wrong)
         other = other[other.class_id != BACK]
