@@ -299,10 +299,10 @@ class CardDetector:
             return 1.0 if 0.8 <= scale <= 1.1 else scale
 
         out = [final(best[1])]
-        rivals = sorted(((score, side) for side, (score, _m) in seen.items()
-                         if side != best[2] and side != self.CLOSE_UP_LEVEL
-                         and best[2] != self.CLOSE_UP_LEVEL
-                         and score >= best[0] - self.RIVAL_SCORE), reverse=True)
+        rivals = [] if best[2] == self.CLOSE_UP_LEVEL else sorted(
+            ((score, side) for side, (score, _m) in seen.items()
+             if side not in (best[2], self.CLOSE_UP_LEVEL)
+             and score >= best[0] - self.RIVAL_SCORE), reverse=True)
         for _score, side in rivals:
             r = side / max(h, w)
             scale = final(self.CARD_PX * r / seen[side][1])
@@ -992,33 +992,24 @@ class CardDetector:
         unsure: list[int] = []
 
         def agree(i: int, j: int) -> bool:
-            if codes[i] == codes[j]:
-                return True
-            pi, pj = code_probs[i], code_probs[j]
-            if pi is None or pj is None or codes[i] not in names or codes[j] not in names:
-                return True
-            return (float(pi[names.index(codes[j])]) >= self.SPLIT_AGREE
-                    or float(pj[names.index(codes[i])]) >= self.SPLIT_AGREE)
+            return (codes[i] == codes[j]
+                    or float(code_probs[i][names.index(codes[j])]) >= self.SPLIT_AGREE
+                    or float(code_probs[j][names.index(codes[i])]) >= self.SPLIT_AGREE)
+
+        def group_of(i: int) -> list[int] | None:
+            return next((g for g in groups if agree(g[0], i)), None)
 
         for i in order:
             if float(code_conf[i]) < self.SPLIT_CONF:
                 unsure.append(i)
-                continue
-            for g in groups:
-                if agree(g[0], i):
-                    g.append(i)
-                    break
+            elif (g := group_of(i)) is not None:
+                g.append(i)
             else:
                 groups.append([i])
         if len(groups) < 2:
             return members, []
         for i in unsure:  # an unsure read counts for the first group it agrees with
-            for g in groups:
-                if agree(g[0], i):
-                    g.append(i)
-                    break
-            else:
-                groups[0].append(i)
+            (group_of(i) or groups[0]).append(i)
         own = max(groups, key=lambda g: (len(g), float(code_conf[g[0]])))
         others = [i for g in groups if g is not own for i in g]
         return np.array(sorted(own), members.dtype), others
