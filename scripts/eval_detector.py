@@ -321,6 +321,7 @@ def eval_cluttered(detector: CardDetector, folder: Path, failures: list, turn: f
         by_file.setdefault(r["filename"], []).append(r)
     found = right = total = false_backs = false_faces = 0
     seconds = 0.0
+    at = f"@{turn:g}" if turn else ""  # (the failure grid's label: the photo's turn)
     for name, cards in sorted(by_file.items()):
         img = cv2.imread(str(folder / "images" / split / name))
         if img is None:
@@ -356,6 +357,10 @@ def eval_cluttered(detector: CardDetector, folder: Path, failures: list, turn: f
                     False) >= 0]
             on_card[hits] = True
             if not hits:
+                if len(failures) < 140:  # a card no report lies on: its crop, the labelled
+                    # outline green, the reports near it red
+                    failures.append((_miss_crop(img, gt, quad, dets.xyxy[faces]),
+                                     RANK_WORDS[r["class"]], f"miss{at}"))
                 continue
             found += 1
             best = max(hits, key=lambda i: dets.confidence[i])
@@ -364,7 +369,8 @@ def eval_cluttered(detector: CardDetector, folder: Path, failures: list, turn: f
                 right += 1
             elif len(failures) < 140:
                 x1, y1, x2, y2 = gt.astype(int)
-                failures.append((img[y1:y2, x1:x2], RANK_WORDS[r["class"]], rank or "?"))
+                failures.append((img[y1:y2, x1:x2], RANK_WORDS[r["class"]],
+                                 f"{rank or '?'}{at}"))
         # reports on no labelled card (the photos show the labelled cards only, all of them
         # labelled: a report elsewhere is a pip, a picture, the carpet read as a card)
         false_faces += int(sum(not on_card[i] for i in faces))
@@ -375,15 +381,34 @@ def eval_cluttered(detector: CardDetector, folder: Path, failures: list, turn: f
             "ms_per_image": 1000 * seconds / max(1, len(by_file))}
 
 
+def _miss_crop(img: np.ndarray, gt: np.ndarray, quad: np.ndarray | None,
+               boxes: np.ndarray) -> np.ndarray:
+    """The labelled card's box (a margin around it) with its outline drawn green and the
+    reported cards' boxes red, for the failure grid."""
+    x1, y1, x2, y2 = gt
+    m = 0.15 * max(x2 - x1, y2 - y1)
+    x1, y1 = int(max(0, x1 - m)), int(max(0, y1 - m))
+    x2, y2 = int(min(img.shape[1], x2 + m)), int(min(img.shape[0], y2 + m))
+    crop = img[y1:y2, x1:x2].copy()
+    outline = quad if quad is not None else np.array(
+        [[gt[0], gt[1]], [gt[2], gt[1]], [gt[2], gt[3]], [gt[0], gt[3]]], np.float32)
+    cv2.polylines(crop, [np.round(outline - (x1, y1)).astype(np.int32).reshape(-1, 1, 2)],
+                  True, (0, 200, 0), 2)
+    for b in np.asarray(boxes).reshape(-1, 4):
+        cv2.rectangle(crop, (int(b[0]) - x1, int(b[1]) - y1), (int(b[2]) - x1, int(b[3]) - y1),
+                      (0, 0, 255), 1)
+    return crop
+
+
 def failure_grid(items: list, path: Path, cols: int = 12) -> None:
     tiles = []
     for img, truth, pred in items[:cols * 10]:
         h, w = img.shape[:2]
-        s = 96 / max(h, w, 1)
-        tile = np.full((112, 96, 3), 255, np.uint8)
+        s = 144 / max(h, w, 1)
+        tile = np.full((162, 144, 3), 255, np.uint8)
         small = cv2.resize(img, (max(1, int(w * s)), max(1, int(h * s))))
         tile[:small.shape[0], :small.shape[1]] = small
-        cv2.putText(tile, f"{truth}>{pred}", (2, 108), cv2.FONT_HERSHEY_SIMPLEX, 0.4,
+        cv2.putText(tile, f"{truth}>{pred}", (2, 157), cv2.FONT_HERSHEY_SIMPLEX, 0.4,
                     (0, 0, 255), 1, cv2.LINE_AA)
         tiles.append(tile)
     if not tiles:
@@ -485,7 +510,7 @@ def main(argv: list[str] | None = None) -> None:
               f"per image, {s['false_backs']} backs reported (the photos show none), "
               f"{s['ms_per_image']:.0f} ms/image", flush=True)
         for turn in [float(t) for t in args.turns.split(",") if t.strip()]:
-            s = eval_cluttered(detector, cluttered, [], turn, split=split)
+            s = eval_cluttered(detector, cluttered, failures, turn, split=split)
             print(f"cluttered-rank-boxes ({split}), photos turned by {turn:g}°: box recall "
                   f"{s['box_recall']:.3f}, rank accuracy {s['rank_acc']:.3f} of found "
                   f"({s['rank_of_all']:.3f} of all), {s['false_per_image']:.1f} cards "

@@ -66,8 +66,18 @@ def test_a_turned_photos_card_is_found_only_by_a_report_on_the_card_itself(tmp_p
         return Detections.create(box, np.array([0.9]), [FACE], ["AS"], [None])
 
     for fn, turn in ((detector, 45.0), (upright, 0.0)):
-        scores = eval_detector.eval_cluttered(fn, tmp_path, [], turn)
+        failures: list = []
+        scores = eval_detector.eval_cluttered(fn, tmp_path, failures, turn)
         assert scores["box_recall"] == 0.5 and scores["rank_of_all"] == 0.5, (turn, scores)
+        # the missed king goes to the failure grid, marked with the photo's turn, its
+        # labelled outline drawn green on its crop
+        [(crop, truth, read)] = failures
+        assert truth == "K" and read == ("miss@45" if turn else "miss")
+        green = (crop[:, :, 1] > 150) & (crop[:, :, 0] < 60) & (crop[:, :, 2] < 60)
+        assert crop.size and green.any()
+    grid = tmp_path / "grid.png"
+    eval_detector.failure_grid(failures, grid)
+    assert cv2.imread(str(grid)) is not None
     # the other split: its own labels and folder
     (tmp_path / "images" / "train").mkdir()
     cv2.imwrite(str(tmp_path / "images" / "train" / "a.png"), np.zeros((200, 300, 3), np.uint8))
