@@ -460,3 +460,45 @@ def turn_image(image: np.ndarray, degrees: float,
     m[0, 2] += tw / 2 - w / 2
     m[1, 2] += th / 2 - h / 2
     return cv2.warpAffine(image, m, (tw, th), flags=cv2.INTER_LINEAR, borderValue=border), m
+
+
+def dominant_angle(image: np.ndarray, boxes: np.ndarray, side: int = 128,
+                   bins: int = 90) -> tuple[float, float]:
+    """The angle (degrees, in (−45, 45]) the cards in ``boxes`` lie turned by, in
+    :func:`turn_image`'s sense (``turn_image(image, -angle)`` stands them upright), and how
+    clear it is (the share of edge strength within 5° of it; an even spread gives 1/9).
+    Measured from the direction of the edges inside the boxes: a card's outline, its index
+    and pips run along its sides, modulo a quarter turn; each box counts alike."""
+    hist = np.zeros(bins, np.float64)
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    for x1, y1, x2, y2 in np.asarray(boxes, np.float32).reshape(-1, 4):
+        x1, y1 = max(0, int(x1)), max(0, int(y1))
+        x2, y2 = min(grey.shape[1], int(np.ceil(x2))), min(grey.shape[0], int(np.ceil(y2)))
+        if x2 - x1 < 8 or y2 - y1 < 8:
+            continue
+        crop = grey[y1:y2, x1:x2]
+        r = side / max(crop.shape)
+        if r < 1.0:
+            crop = cv2.resize(crop, (max(8, round(crop.shape[1] * r)),
+                                     max(8, round(crop.shape[0] * r))),
+                              interpolation=cv2.INTER_AREA)
+        crop = crop.astype(np.float32)
+        gx = cv2.Sobel(crop, cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(crop, cv2.CV_32F, 0, 1, ksize=3)
+        mag = np.hypot(gx, gy)
+        if float(mag.sum()) <= 0:
+            continue
+        ang = np.degrees(np.arctan2(gy, gx)) % 90.0
+        h = np.bincount(np.minimum((ang * bins / 90.0).astype(int), bins - 1).ravel(),
+                        weights=mag.ravel(), minlength=bins)
+        hist += h / h.sum()
+    total = float(hist.sum())
+    if total <= 0:
+        return 0.0, 0.0
+    width = max(1, round(5 * bins / 90))  # ±5°
+    window = np.ones(2 * width + 1)
+    smooth = np.convolve(np.concatenate([hist[-width:], hist, hist[:width]]), window, "valid")
+    k = int(smooth.argmax())
+    angle = (k + 0.5) * 90.0 / bins  # (image rows run down: a counter-clockwise turn
+    angle = angle - 90.0 if angle >= 45.0 else angle  # gives edges at minus its angle)
+    return float(-angle), float(smooth[k] / total)

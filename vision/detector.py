@@ -25,6 +25,7 @@ from .crops import (
     card_quad,
     crop_square,
     crop_turned,
+    dominant_angle,
     paper_cards,
     turn_image,
     upright_card,
@@ -357,8 +358,31 @@ class CardDetector:
         else:
             cards = self._detect(image, regions, scale)
         if photo and self.turned_pass and max(image.shape[:2]) * scale <= self.MAX_TURNED_SIDE:
-            cards = self._with_turned_pass(image, cards)
+            degrees = self._turned_pass_angle(image, cards)
+            cards = self._with_turned_pass(image, cards, degrees,
+                                           upright=degrees != self.turned_pass)
         return cards
+
+    #: a photo whose cards mostly lie turned by an angle this far from square (and from
+    #: 45°), clearly (:func:`~vision.crops.dominant_angle`'s share at least
+    #: :attr:`TURN_CLARITY`), gets its turned look at that angle instead of
+    #: :attr:`turned_pass` (a phone held askew: its cards read upright in the turned copy)
+    TURN_FROM_SQUARE = 10.0
+    TURN_CLARITY = 0.2
+
+    def _turned_pass_angle(self, image: np.ndarray, cards: Detections) -> float:
+        """The turn of a photo's second look: :attr:`turned_pass`, or for a photo whose
+        cards lie turned together, the turn that stands them upright."""
+        if not self.photos or not self.TURN_FROM_SQUARE:
+            return self.turned_pass
+        faces = cards.xyxy[cards.class_id != BACK]
+        if not len(faces):
+            return self.turned_pass
+        angle, clarity = dominant_angle(image, faces)
+        if clarity < self.TURN_CLARITY or not (
+                self.TURN_FROM_SQUARE <= abs(angle) <= 45.0 - self.TURN_FROM_SQUARE):
+            return self.turned_pass
+        return -angle
 
     #: rival scales a photo is also read at (:meth:`scale_candidates`)
     MAX_RIVALS = 1
@@ -403,12 +427,27 @@ class CardDetector:
     #: of nothing) is looked at once
     MAX_TURNED_SIDE = 2560
 
-    def _with_turned_pass(self, image: np.ndarray, cards: Detections) -> Detections:
-        """A photo looked at once more, turned by :attr:`turned_pass` degrees: each card
-        found in both keeps the surer read (a card lying near 45° is read upright in one of
-        the two), one found only in the turned copy is added (its box turned back)."""
+    def _with_turned_pass(self, image: np.ndarray, cards: Detections,
+                          degrees: float | None = None, upright: bool = False) -> Detections:
+        """A photo looked at once more, turned by ``degrees`` (default :attr:`turned_pass`):
+        each card found in both keeps the surer read (a card lying near 45° is read upright
+        in one of the two), one found only in the turned copy is added (its box turned
+        back). ``upright``: the turn stands the photo's cards upright, so the turned look's
+        boxes are the cards' outlines, turned back as they are, and one of them gives its
+        box to a first-look report it reads surer that is a box of two cards."""
+        degrees = self.turned_pass if degrees is None else degrees
+        other = self._turned_look(image, degrees, shrink=not upright)
+        return self._merge_looks(cards, other, exact=upright)
+
+    def _turned_look(self, image: np.ndarray, degrees: float, shrink: bool = True
+                     ) -> Detections:
+        """The face cards the localiser and readers find in ``image`` turned by
+        ``degrees``, their boxes turned back: the box of the turned box's corners, shrunk
+        about its centre by the growth such a turn gives a square when ``shrink`` (the
+        card's own outline is not known; a look that stands the cards upright has their
+        outlines as its boxes)."""
         h, w = image.shape[:2]
-        turned, m = turn_image(image, self.turned_pass, border=(114, 114, 114))
+        turned, m = turn_image(image, degrees, border=(114, 114, 114))
         # (the scale is found again: turned cards have other boxes, the size it goes by;
         # the turned copy is looked at in one pass, its corners being mostly border)
         scale = self.estimate_scale(turned)
@@ -420,26 +459,38 @@ class CardDetector:
         # turned look alone finds on a crowded table are strips and pips read wrong)
         other = other[other.class_id != BACK]
         if not len(other):
-            return cards
-        # each box turned back: the box of its corners, shrunk about its centre by the
-        # growth a turn of 45° gives a square (the card's own outline is not known)
+            return other
         x1, y1, x2, y2 = other.xyxy.T
         corners = np.stack([np.stack([x1, y1], 1), np.stack([x2, y1], 1),
                             np.stack([x2, y2], 1), np.stack([x1, y2], 1)], 1)
         back = cv2.transform(corners.reshape(1, -1, 2).astype(np.float32),
                              cv2.invertAffineTransform(m))[0].reshape(-1, 4, 2)
         centre = back.mean(axis=1)
-        grow = abs(np.cos(np.radians(self.turned_pass))) + abs(np.sin(np.radians(
-            self.turned_pass)))
+        grow = (abs(np.cos(np.radians(degrees))) + abs(np.sin(np.radians(degrees)))
+                if shrink else 1.0)
         half = (back.max(axis=1) - back.min(axis=1)) / (2 * grow)
         boxes = np.concatenate([centre - half, centre + half], axis=1)
-        boxes = np.clip(boxes, 0, [w, h, w, h]).astype(np.float32)
+        other = other[np.arange(len(other))]
+        other.xyxy = np.clip(boxes, 0, [w, h, w, h]).astype(np.float32)
+        return other
+
+    def _merge_looks(self, cards: Detections, other: Detections, exact: bool = False
+                     ) -> Detections:
+        """``cards`` of a photo's first look with the face cards ``other`` of another: a
+        card of both keeps the surer read on the first look's box (``exact``: on the other
+        one's box where the first is a box of two cards, :attr:`TURNED_PASS_PARTS` times
+        its size); one found only in the other is added when sure, also a second card of
+        the other look on one box of the first."""
+        if not len(other):
+            return cards
+        boxes = other.xyxy
         faces = np.nonzero(cards.class_id != BACK)[0]
         same = (self.same_index(boxes, cards.xyxy[faces]) if len(faces)
                 else np.zeros((len(boxes), 0), bool))
         cards = cards[np.arange(len(cards))]  # a copy: reads are replaced in it
+        areas = [_area(b) for b in cards.xyxy]  # (before a box is replaced)
         extra = []
-        taken: dict[int, str] = {}  # upright report → the code of the turned card on it
+        taken: dict[int, str] = {}  # first-look report → the code of the other card on it
         for j in np.argsort(-other.confidence, kind="stable"):
             hits = faces[same[j]] if same.shape[1] else faces[:0]
             if not len(hits):
@@ -448,9 +499,9 @@ class CardDetector:
                 continue
             i = int(hits[np.argmax(box_iou(boxes[j:j + 1], cards.xyxy[hits])[0])])
             if self.TURNED_PASS_PARTS and i in taken and taken[i] != other.code[j] and \
-                    _area(cards.xyxy[i]) >= self.TURNED_PASS_PARTS * _area(boxes[j]):
-                # a second card of the turned look on one upright report: the upright
-                # look boxed two cards as one (overlapping, turned), the turned one parted
+                    areas[i] >= self.TURNED_PASS_PARTS * _area(boxes[j]):
+                # a second card of the other look on one report of the first: the first
+                # look boxed two cards as one (overlapping, turned), the other parted them
                 if other.confidence[j] >= self.TURNED_PASS_NEW_CONF and min(
                         boxes[j, 2] - boxes[j, 0], boxes[j, 3] - boxes[j, 1]) \
                         >= self.TURNED_PASS_PART_PX:
@@ -461,11 +512,12 @@ class CardDetector:
                 cards.code[i] = other.code[j]
                 cards.confidence[i] = other.confidence[j]
                 cards.alternatives[i] = other.alternatives[j]
+                if exact and self.TURNED_PASS_PARTS and \
+                        areas[i] >= self.TURNED_PASS_PARTS * _area(boxes[j]):
+                    cards.xyxy[i] = boxes[j]
         if extra:
             extra.sort()
-            added = other[np.asarray(extra)]
-            added.xyxy = boxes[np.asarray(extra)]
-            cards = Detections.merge([cards, added])
+            cards = Detections.merge([cards, other[np.asarray(extra)]])
         return cards
 
     def _add_paper_cards(self, image: np.ndarray, cards: Detections) -> Detections:

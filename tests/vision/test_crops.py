@@ -200,3 +200,25 @@ def test_a_cards_look_tells_its_deck_under_other_light_and_a_loose_outline(card_
     assert look_distance(look_a, look_a) == 0.0
     with pytest.raises(ValueError, match="other sizes"):
         look_distance(look_a, look_a[:5])
+
+
+@pytest.mark.parametrize("angle", [-35.0, -20.0, 0.0, 12.0, 30.0, 44.0])
+def test_the_angle_cards_lie_turned_by_is_found_from_their_edges(angle):
+    image, corners = _card_on_table(angle)
+    box = np.concatenate([corners.min(axis=0) - 6, corners.max(axis=0) + 6])
+    found, clarity = crops.dominant_angle(image, box[None])
+    assert abs(found - angle) <= 2.0
+    assert clarity > 0.5  # (an even spread of edges gives 1/9)
+    # turning the image back by it stands the card upright: its box is the card's again
+    upright, m = crops.turn_image(image, -found)
+    back = cv2.transform(corners[None], m)[0]
+    w, h = back.max(axis=0) - back.min(axis=0)
+    assert abs(w - 126) < 8 and abs(h - 176) < 8
+
+
+def test_no_edges_give_no_clear_angle():
+    rng = np.random.default_rng(0)
+    noise = rng.integers(0, 255, (200, 200, 3), dtype=np.uint8)
+    _angle, clarity = crops.dominant_angle(noise, np.array([[0, 0, 200, 200]], np.float32))
+    assert clarity < 0.2
+    assert crops.dominant_angle(noise, np.zeros((0, 4), np.float32)) == (0.0, 0.0)

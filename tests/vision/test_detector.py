@@ -861,3 +861,57 @@ def test_a_localiser_batch_runs_in_parts_of_bounded_size():
     one = Detections.merge([localiser(image, [r], conf=0.05) for r in rects])
     assert len(parts) == len(one) > 0
     np.testing.assert_allclose(np.sort(parts.confidence), np.sort(one.confidence), atol=1e-4)
+
+
+def _cards_turned_by(angle: float) -> tuple[np.ndarray, np.ndarray]:
+    """A 600×400 photo of three white cards with black corner marks, all turned by
+    ``angle`` degrees (as :func:`~vision.crops.turn_image` turns), and their boxes."""
+    photo = np.full((400, 600, 3), (40, 90, 30), np.uint8)
+    boxes = []
+    for cx in (120, 300, 480):
+        card = np.full((126, 90, 3), 245, np.uint8)
+        card[6:30, 5:18] = 0
+        card[-30:-6, -18:-5] = 0
+        m = cv2.getRotationMatrix2D((45, 63), angle, 1.0)
+        m[:, 2] += (cx - 45, 200 - 63)
+        inside = cv2.warpAffine(np.full((126, 90), 255, np.uint8), m, (600, 400)) > 127
+        photo[inside] = cv2.warpAffine(card, m, (600, 400))[inside]
+        ys, xs = np.nonzero(inside)
+        boxes.append([xs.min(), ys.min(), xs.max() + 1, ys.max() + 1])
+    return photo, np.array(boxes, np.float32)
+
+
+def test_a_photo_whose_cards_lie_turned_together_is_looked_at_again_standing_them_upright():
+    detector = CardDetector(_NoLocaliser(), None, turned_pass=45.0)  # type: ignore[arg-type]
+    for angle, second_look in ((30.0, -30.0), (-18.0, 18.0), (0.0, 45.0), (44.0, 45.0)):
+        photo, boxes = _cards_turned_by(angle)
+        cards = Detections.create(boxes, np.full(len(boxes), 0.9), [FACE] * len(boxes),
+                                  ["AS", "2S", "3S"], [None] * 3)
+        assert detector._turned_pass_angle(photo, cards) == pytest.approx(second_look, abs=2.0)
+    # a table camera's frames (not photos) and backs alone keep the fixed turn
+    backs = Detections.create(boxes, np.full(len(boxes), 0.9), [BACK] * 3, ["back"] * 3,
+                              [None] * 3)
+    photo, boxes = _cards_turned_by(30.0)
+    assert detector._turned_pass_angle(photo, backs) == 45.0
+    detector.photos = False
+    assert detector._turned_pass_angle(photo, cards) == 45.0
+
+
+def test_a_look_that_stands_the_cards_upright_gives_its_box_to_a_box_of_two_cards():
+    detector = CardDetector(_NoLocaliser(), None)  # type: ignore[arg-type]
+    first = Detections.create(np.array([[80, 80, 250, 200]], np.float32),
+                              np.array([0.5], np.float32), [FACE], ["9H"], [None])
+    other = Detections.create(np.array([[90, 90, 150, 190], [160, 85, 245, 195]], np.float32),
+                              np.array([0.8, 0.7], np.float32), [FACE, FACE], ["AD", "9H"],
+                              [None, None])
+    for exact, ace_box in ((False, [80, 80, 250, 200]), (True, [90, 90, 150, 190])):
+        cards = detector._merge_looks(first, other, exact=exact)
+        assert sorted(cards.code.tolist()) == ["9H", "AD"]
+        ace = int(np.nonzero(cards.code == "AD")[0][0])
+        np.testing.assert_allclose(cards.xyxy[ace], ace_box)
+    # a box no larger than the card's own stays
+    same = Detections.create(np.array([[88, 88, 152, 192]], np.float32),
+                             np.array([0.5], np.float32), [FACE], ["9H"], [None])
+    cards = detector._merge_looks(same, other[:1], exact=True)
+    assert cards.code.tolist() == ["AD"]
+    np.testing.assert_allclose(cards.xyxy[0], [88, 88, 152, 192])
