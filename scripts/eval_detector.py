@@ -17,6 +17,7 @@
 
     python -m scripts.eval_detector                          # everything, defaults
     python -m scripts.eval_detector --no-renders --no-backs --turns 30,45   # real, turned
+    python -m scripts.eval_detector --no-renders --no-backs --turns 30 --turn-border edge
     python -m scripts.eval_detector --no-renders --no-backs --cluttered-split train --turns 30
     python -m scripts.eval_detector --no-renders --no-backs --turned-pass 0  # one look
     python -m scripts.eval_detector --no-renders --no-backs --close-ups 300,700,1500
@@ -311,10 +312,17 @@ def eval_close_ups(detector: CardDetector, height: int, turn: float = 0.0
     return {"right": right / max(1, total), "extra": extra / max(1, total), "n": total}
 
 
+#: what fills a turned photo's corners (``--turn-border``): a flat grey makes a 3:4 photo a
+#: card-shaped shape of its own, which a camera held askew never shows; "edge" draws the
+#: photo's edge pixels out instead
+TURN_BORDERS: dict[str, tuple[int, int, int] | None] = {"grey": (128, 128, 128), "edge": None}
+
+
 def eval_cluttered(detector: CardDetector, folder: Path, failures: list, turn: float = 0.0,
-                   split: str = "test") -> dict[str, float]:
+                   split: str = "test", border: str = "grey") -> dict[str, float]:
     """Box recall and rank accuracy on the photos of ``split`` (``turn``: each photo turned
-    by so many degrees first, its labelled boxes with it)."""
+    by so many degrees first, its labelled boxes with it, its corners filled as ``border``
+    says: :data:`TURN_BORDERS`)."""
     rows = list(csv.DictReader(open(folder / "images" / f"{split}_labels.csv")))
     by_file: dict[str, list[dict]] = {}
     for r in rows:
@@ -328,7 +336,7 @@ def eval_cluttered(detector: CardDetector, folder: Path, failures: list, turn: f
             continue
         m = None
         if turn:
-            img, m = turn_image(img, turn)
+            img, m = turn_image(img, turn, border=TURN_BORDERS[border])
         t0 = time.perf_counter()
         dets = detector(img)
         seconds += time.perf_counter() - t0
@@ -440,6 +448,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--turns", default="",
                         help="also score the cluttered test photos turned by these degrees "
                         "(comma-separated, e.g. 30,45: cards at any angle)")
+    parser.add_argument("--turn-border", choices=tuple(TURN_BORDERS), default="grey",
+                        help="what fills the corners of a photo turned by --turns")
     parser.add_argument("--turned-pass", type=float, default=None,
                         help="degrees of the detector's second, turned look at whole photos "
                         "(default: the detector's; 0: off)")
@@ -510,7 +520,8 @@ def main(argv: list[str] | None = None) -> None:
               f"per image, {s['false_backs']} backs reported (the photos show none), "
               f"{s['ms_per_image']:.0f} ms/image", flush=True)
         for turn in [float(t) for t in args.turns.split(",") if t.strip()]:
-            s = eval_cluttered(detector, cluttered, failures, turn, split=split)
+            s = eval_cluttered(detector, cluttered, failures, turn, split=split,
+                               border=args.turn_border)
             print(f"cluttered-rank-boxes ({split}), photos turned by {turn:g}°: box recall "
                   f"{s['box_recall']:.3f}, rank accuracy {s['rank_acc']:.3f} of found "
                   f"({s['rank_of_all']:.3f} of all), {s['false_per_image']:.1f} cards "

@@ -450,15 +450,20 @@ def paper_cards(image: np.ndarray, min_side: float = 16.0, max_share: float = 0.
 
 
 def turn_image(image: np.ndarray, degrees: float,
-               border: tuple[int, int, int] = (128, 128, 128)) -> tuple[np.ndarray, np.ndarray]:
+               border: tuple[int, int, int] | None = (128, 128, 128)
+               ) -> tuple[np.ndarray, np.ndarray]:
     """``image`` turned counter-clockwise by ``degrees`` on a canvas that holds all of it
-    (``border`` around), and the 2×3 matrix taking its pixels there."""
+    (``border`` around; None: the image's edge pixels drawn out), and the 2×3 matrix taking
+    its pixels there."""
     h, w = image.shape[:2]
     m = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
     c, s = abs(m[0, 0]), abs(m[0, 1])
     tw, th = int(h * s + w * c), int(h * c + w * s)
     m[0, 2] += tw / 2 - w / 2
     m[1, 2] += th / 2 - h / 2
+    if border is None:
+        return cv2.warpAffine(image, m, (tw, th), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE), m
     return cv2.warpAffine(image, m, (tw, th), flags=cv2.INTER_LINEAR, borderValue=border), m
 
 

@@ -84,3 +84,26 @@ def test_a_turned_photos_card_is_found_only_by_a_report_on_the_card_itself(tmp_p
     (tmp_path / "images" / "train_labels.csv").write_text("\n".join(rows[:2]) + "\n")
     scores = eval_detector.eval_cluttered(upright, tmp_path, [], 0.0, split="train")
     assert scores["cards"] == 1 and scores["box_recall"] == 1.0
+
+
+def test_a_turned_photos_corners_are_filled_as_asked(tmp_path):
+    import cv2
+    import numpy as np
+
+    from vision.detections import Detections
+
+    (tmp_path / "images" / "test").mkdir(parents=True)
+    cv2.imwrite(str(tmp_path / "images" / "test" / "a.png"), np.full((200, 300, 3), 30, np.uint8))
+    (tmp_path / "images" / "test_labels.csv").write_text(
+        "filename,width,height,class,xmin,ymin,xmax,ymax\na.png,300,200,ace,50,50,110,140\n")
+    seen = []
+
+    def detector(image):
+        seen.append(tuple(int(v) for v in image[0, 0]))
+        return Detections.create(np.zeros((0, 4), np.float32), np.zeros(0), [], [], [])
+
+    for border in ("grey", "edge"):
+        eval_detector.eval_cluttered(detector, tmp_path, [], 30.0, border=border)
+    assert seen == [(128, 128, 128), (30, 30, 30)]
+    with pytest.raises(SystemExit):
+        eval_detector.main(["--no-renders", "--turn-border", "mirror"])

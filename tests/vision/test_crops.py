@@ -222,3 +222,18 @@ def test_no_edges_give_no_clear_angle():
     _angle, clarity = crops.dominant_angle(noise, np.array([[0, 0, 200, 200]], np.float32))
     assert clarity < 0.2
     assert crops.dominant_angle(noise, np.zeros((0, 4), np.float32)) == (0.0, 0.0)
+
+
+def test_a_turned_image_has_its_corners_filled_grey_or_with_its_own_edges():
+    image = np.zeros((60, 80, 3), np.uint8)
+    image[:, :40] = (0, 0, 200)  # left half red, right half blue
+    image[:, 40:] = (200, 0, 0)
+    grey, m = crops.turn_image(image, 45.0)
+    edge, m2 = crops.turn_image(image, 45.0, border=None)
+    np.testing.assert_allclose(m, m2)
+    assert grey.shape == edge.shape and grey.shape[0] > 60
+    assert tuple(grey[0, 0]) == (128, 128, 128)
+    # the corners drawn out from the photo's own edge: no flat frame around it
+    assert not np.any(np.all(edge == 128, axis=2))
+    corners = [edge[0, 0], edge[0, -1], edge[-1, 0], edge[-1, -1]]
+    assert all(c.max() >= 150 for c in corners)
