@@ -455,9 +455,7 @@ class CardDetector:
         other = self._detect(turned, None, scale,
                              max(self.pass_size, min(self.MAX_PASS, one_pass)),
                              photo=self.photos)
-        # faces; a card seen only turned is added when its read is sure (half the cards a
-        # turned look alone finds on a crowded table are strips and pips read wrong)
-        other = other[other.class_id != BACK]
+        other = other[other.class_id != BACK]  # (its faces: the first look's backs stay)
         if not len(other):
             return other
         x1, y1, x2, y2 = other.xyxy.T
@@ -489,6 +487,8 @@ class CardDetector:
                 else np.zeros((len(boxes), 0), bool))
         cards = cards[np.arange(len(cards))]  # a copy: reads are replaced in it
         areas = [_area(b) for b in cards.xyxy]  # (before a box is replaced)
+        # a card only the other look finds is added when its read is sure (half the cards
+        # a turned look alone finds on a crowded table are strips and pips read wrong)
         extra = []
         taken: dict[int, str] = {}  # first-look report → the code of the other card on it
         for j in np.argsort(-other.confidence, kind="stable"):
