@@ -13,7 +13,10 @@
    (test split) box recall (a reported card on each labelled card, IoU ≥ 0.3 or its centre
    inside; the surest such report is the card's read) and rank accuracy of the cards
    found, also with the photos turned (``--turns``: cards at any angle; a report is on a
-   card when its centre lies in the turned labelled box); and a grid of failure crops.
+   card when its centre lies in the turned labelled box); with ``--pasted-backs N``, the
+   same photos with N rendered backs pasted into each (:mod:`vision.render.paste`; the
+   photos show none of their own): back recall and backs reported on no pasted back; and a
+   grid of failure crops.
 
     python -m scripts.eval_detector                          # everything, defaults
     python -m scripts.eval_detector --no-renders --no-backs --turns 30,45   # real, turned
@@ -21,6 +24,7 @@
     python -m scripts.eval_detector --no-renders --no-backs --cluttered-split train --turns 30
     python -m scripts.eval_detector --no-renders --no-backs --turned-pass 0  # one look
     python -m scripts.eval_detector --no-renders --no-backs --close-ups 300,700,1500
+    python -m scripts.eval_detector --no-renders --no-backs --pasted-backs 2
     python -m scripts.eval_detector --sizes 1280x720 --stills 2 --no-backs
     python -m scripts.eval_detector --models /tmp/models --failures failures.png
 """
@@ -389,6 +393,69 @@ def eval_cluttered(detector: CardDetector, folder: Path, failures: list, turn: f
             "ms_per_image": 1000 * seconds / max(1, len(by_file))}
 
 
+def pasted_back_ids(split: str, count: int, seed: int) -> list[str]:
+    """Back designs to paste into the real photos of ``split``: the held-out decks' own
+    backs and the hard pairs for ``test``, the training decks' backs for ``train``, each
+    with as many generated designs (``seed``)."""
+    from vision.render import backs
+
+    rng = random.Random(seed)
+    named = backs.deck_backs(split) + (
+        [b for pair in backs.HARD_PAIRS for b in pair] if split == "test" else [])
+    return [rng.choice(named) if named and rng.random() < 0.5 else backs.random_back(rng)
+            for _ in range(count)]
+
+
+def eval_pasted_backs(detector: CardDetector, folder: Path, split: str = "test",
+                      seed: int = 0, per_photo: int = 2) -> dict[str, float]:
+    """Back recall on the real photos of ``split`` with ``per_photo`` rendered backs pasted
+    into each (:func:`vision.render.paste.paste_cards`: the size, light and grain of the
+    photo's own cards): a pasted back is found when a ``back`` report's centre lies in it.
+    Also the backs reported on no pasted back and the labelled cards' box recall there."""
+    from vision.render import backs
+    from vision.render.paste import paste_cards
+
+    rows = list(csv.DictReader(open(folder / "images" / f"{split}_labels.csv")))
+    by_file: dict[str, list[dict]] = {}
+    for r in rows:
+        by_file.setdefault(r["filename"], []).append(r)
+    rng = random.Random(seed)
+    ids = pasted_back_ids(split, per_photo * len(by_file), seed)
+    pasted = found = false_backs = faces = faces_found = 0
+    seconds = 0.0
+    for n, (name, cards) in enumerate(sorted(by_file.items())):
+        img = cv2.imread(str(folder / "images" / split / name))
+        if img is None:
+            continue
+        gts = [np.array([float(r[k]) for k in ("xmin", "ymin", "xmax", "ymax")]) for r in cards]
+        px = float(np.median([max(g[2] - g[0], g[3] - g[1]) for g in gts]))
+        bitmaps = [backs.back_image(b, 256) for b in ids[n * per_photo:(n + 1) * per_photo]]
+        img, placed = paste_cards(img, bitmaps, rng, px, avoid=gts)
+        quads = [p.quad for p in placed if p is not None]
+        t0 = time.perf_counter()
+        dets = detector(img)
+        seconds += time.perf_counter() - t0
+        centres = (dets.xyxy[:, :2] + dets.xyxy[:, 2:]) / 2
+        hit = np.zeros(len(dets), bool)
+        for quad in quads:
+            pasted += 1
+            inside = [i for i in range(len(dets)) if dets.class_id[i] == BACK and
+                      cv2.pointPolygonTest(quad.reshape(-1, 1, 2).astype(np.float32),
+                                           tuple(float(v) for v in centres[i]), False) >= 0]
+            hit[inside] = True
+            found += bool(inside)
+        false_backs += int(sum(not hit[i] for i in range(len(dets))
+                               if dets.class_id[i] == BACK))
+        for g in gts:
+            faces += 1
+            faces_found += any(dets.class_id[i] != BACK and (
+                _iou(dets.xyxy[i], g) > 0.3 or _inside(centres[i], g)) for i in range(len(dets)))
+    return {"back_recall": found / max(1, pasted), "pasted": pasted,
+            "false_backs": false_backs, "images": len(by_file),
+            "box_recall": faces_found / max(1, faces),
+            "ms_per_image": 1000 * seconds / max(1, len(by_file))}
+
+
 def _miss_crop(img: np.ndarray, gt: np.ndarray, quad: np.ndarray | None,
                boxes: np.ndarray) -> np.ndarray:
     """The labelled card's box (a margin around it) with its outline drawn green and the
@@ -445,6 +512,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cluttered-split", default="test", choices=("test", "train"),
                         help="the cluttered photos' split to score (the committed models were "
                         "never trained on either; the detector's settings were chosen on test)")
+    parser.add_argument("--pasted-backs", type=int, default=0,
+                        help="also score the cluttered photos with this many rendered backs "
+                        "pasted into each (back recall on real photos; they show no backs)")
     parser.add_argument("--turns", default="",
                         help="also score the cluttered test photos turned by these degrees "
                         "(comma-separated, e.g. 30,45: cards at any angle)")
@@ -453,6 +523,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--turned-pass", type=float, default=None,
                         help="degrees of the detector's second, turned look at whole photos "
                         "(default: the detector's; 0: off)")
+    parser.add_argument("--no-back-check", action="store_true",
+                        help="keep every back box of a photo (models/back_check.onnx unused)")
     parser.add_argument("--turned-reads", default=None,
                         choices=("off", "replace", "surest", "joint"),
                         help="how indices of turned cards are read (default: the detector's)")
@@ -467,6 +539,8 @@ def main(argv: list[str] | None = None) -> None:
         detector.turned_reads = args.turned_reads
     if args.turned_pass is not None:
         detector.turned_pass = args.turned_pass
+    if args.no_back_check:
+        detector.back_check = None
     failures: list = []
     if not args.no_renders:
         from vision.render import decks
@@ -519,6 +593,13 @@ def main(argv: list[str] | None = None) -> None:
               f" {s['images']} images), {s['false_per_image']:.1f} cards reported on no card "
               f"per image, {s['false_backs']} backs reported (the photos show none), "
               f"{s['ms_per_image']:.0f} ms/image", flush=True)
+        if args.pasted_backs:
+            s = eval_pasted_backs(detector, cluttered, split, args.seed, args.pasted_backs)
+            print(f"cluttered-rank-boxes ({split}) with {args.pasted_backs} rendered backs "
+                  f"pasted into each photo: back recall {s['back_recall']:.3f} (of "
+                  f"{s['pasted']}), {s['false_backs']} backs reported on no pasted back, "
+                  f"labelled cards' box recall {s['box_recall']:.3f}, "
+                  f"{s['ms_per_image']:.0f} ms/image", flush=True)
         for turn in [float(t) for t in args.turns.split(",") if t.strip()]:
             s = eval_cluttered(detector, cluttered, failures, turn, split=split,
                                border=args.turn_border)

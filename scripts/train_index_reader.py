@@ -28,7 +28,7 @@ import json
 import math
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import cv2
@@ -295,10 +295,12 @@ def evaluate(model, images: np.ndarray, ranks: np.ndarray, suits: np.ndarray,  #
             / max(1, truth.count(NONE))}
 
 
-def export_onnx(probabilities, hw: tuple[int, int], out: Path, name: str) -> Path:  # noqa: ANN001
+def export_onnx(probabilities, hw: tuple[int, int], out: Path, name: str,  # noqa: ANN001
+                names: Sequence[str] | None = None) -> Path:
     """ONNX (dynamic batch, opset 17) of ``probabilities`` (a torch module from an RGB
-    batch of ``hw`` = (height, width) to class probabilities) with ``names``, ``imgsz``
-    ([height, width]), ``task`` and ``model`` (``name``) metadata."""
+    batch of ``hw`` = (height, width) to class probabilities) with ``names`` (default: the
+    index reader's classes), ``imgsz`` ([height, width]), ``task`` and ``model`` (``name``)
+    metadata."""
     import onnx
     import torch
 
@@ -310,7 +312,7 @@ def export_onnx(probabilities, hw: tuple[int, int], out: Path, name: str) -> Pat
                                                             "probs": {0: "batch"}},
                       opset_version=17, dynamo=False)
     proto = onnx.load(str(tmp))
-    meta = {"names": str(dict(enumerate(class_names()))), "imgsz": str([h, w]),
+    meta = {"names": str(dict(enumerate(names or class_names()))), "imgsz": str([h, w]),
             "task": "classify", "model": name}
     for k, v in meta.items():
         entry = proto.metadata_props.add()

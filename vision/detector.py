@@ -17,6 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from .back_check import BackCheck
 from .backs_registry import BackDesigns
 from .crops import (
     CARD_SIZE,
@@ -165,7 +166,8 @@ class CardDetector:
                  scale: float | None = None, pass_size: int = 1280,
                  paper: bool = True, index_conf: float = 0.08,
                  min_lone_conf: float = 0.06, turned_reads: str = "replace",
-                 face_reader: FaceReader | None = None, turned_pass: float = 45.0) -> None:
+                 face_reader: FaceReader | None = None, turned_pass: float = 45.0,
+                 back_check: BackCheck | None = None) -> None:
         self.localiser, self.classifier, self.backs = localiser, classifier, backs
         self.conf, self.iou, self.overlap = conf, iou, overlap
         #: the localiser's threshold for ``index`` boxes: far below :attr:`conf`, since its
@@ -191,6 +193,10 @@ class CardDetector:
         #: reads whole faces (:mod:`vision.face_reader`): a card whose outline is found has
         #: its face's rank multiplied into its index reads; None: indices alone
         self.face_reader = face_reader
+        #: rules out a photo's ``back`` boxes that hold no card back
+        #: (:mod:`vision.back_check`: carpet, wood, a book taken for one); None: all kept.
+        #: Not used on a table camera's frames (:attr:`photos` off)
+        self.back_check = back_check
         #: a whole photo (no regions, no fixed scale: not a calibrated table camera's
         #: frame) is looked at once more turned by this many degrees, and each card keeps
         #: the surer of its two reads (cards lying near 45° read badly upright); 0: off
@@ -208,11 +214,13 @@ class CardDetector:
     def load(cls, models: str | Path | None = None, backs: BackDesigns | None = None,
              threads: int = 2) -> CardDetector:
         """The models committed in ``models/`` (``card_detector.onnx``,
-        ``index_classifier.onnx``, and ``face_reader.onnx`` when there is one)."""
+        ``index_classifier.onnx``, and ``face_reader.onnx`` and ``back_check.onnx`` where
+        they are)."""
         root = Path(models) if models else MODELS
         return cls(Localiser(root / "card_detector.onnx", threads),
                    IndexClassifier(root / "index_classifier.onnx", threads), backs,
-                   face_reader=FaceReader.load(root / "face_reader.onnx", threads))
+                   face_reader=FaceReader.load(root / "face_reader.onnx", threads),
+                   back_check=BackCheck.load(root / "back_check.onnx"))
 
     def rects(self, width: int, height: int, regions: Sequence[Region] | None = None,
               pass_size: int | None = None) -> list[Region]:
@@ -361,7 +369,18 @@ class CardDetector:
             degrees = self._turned_pass_angle(image, cards)
             cards = self._with_turned_pass(image, cards, degrees,
                                            upright=degrees != self.turned_pass)
+        if photo and self.photos and self.back_check is not None:
+            cards = self._checked_backs(image, cards)
         return cards
+
+    def _checked_backs(self, image: np.ndarray, cards: Detections) -> Detections:
+        """``cards`` less the ``back`` boxes the back check rules out."""
+        backs = np.nonzero(cards.class_id == BACK)[0]
+        if not len(backs):
+            return cards
+        keep = np.ones(len(cards), bool)
+        keep[backs] = self.back_check(image, cards.xyxy[backs]) >= self.back_check.THRESHOLD
+        return cards[keep]
 
     #: a photo whose cards mostly lie turned by an angle this far from square (and from
     #: 45°), clearly (:func:`~vision.crops.dominant_angle`'s share at least
@@ -455,7 +474,10 @@ class CardDetector:
         other = self._detect(turned, None, scale,
                              max(self.pass_size, min(self.MAX_PASS, one_pass)),
                              photo=self.photos)
-        other = other[other.class_id != BACK]  # (its faces: the first look's backs stay)
+        if self.back_check is None or not self.photos:
+            # its faces: the first look's backs stay (a photo's backs the first look missed,
+            # lying near 45°, are added where the back check judges them after)
+            other = other[other.class_id != BACK]
         if not len(other):
             return other
         x1, y1, x2, y2 = other.xyxy.T
@@ -479,6 +501,10 @@ class CardDetector:
         one's box where the first is a box of two cards, :attr:`TURNED_PASS_PARTS` times
         its size); one found only in the other is added when sure, also a second card of
         the other look on one box of the first."""
+        if not len(other):
+            return cards
+        cards = self._with_other_backs(cards, other[other.class_id == BACK])
+        other = other[other.class_id != BACK]
         if not len(other):
             return cards
         boxes = other.xyxy
@@ -519,6 +545,22 @@ class CardDetector:
             extra.sort()
             cards = Detections.merge([cards, other[np.asarray(extra)]])
         return cards
+
+    def _with_other_backs(self, cards: Detections, backs: Detections) -> Detections:
+        """``cards`` with the backs of another look that lie on none of them (a back lying
+        near 45°, which the upright look misses); the back check judges them after."""
+        if not len(backs):
+            return cards
+        centres = (backs.xyxy[:, :2] + backs.xyxy[:, 2:]) / 2
+        new = []
+        for j in range(len(backs)):
+            inside = ((cards.xyxy[:, 0] <= centres[j, 0]) & (centres[j, 0] <= cards.xyxy[:, 2])
+                      & (cards.xyxy[:, 1] <= centres[j, 1])
+                      & (centres[j, 1] <= cards.xyxy[:, 3]))
+            if not inside.any() and not (len(cards) and box_iou(
+                    backs.xyxy[j:j + 1], cards.xyxy)[0].max() > 0.1):
+                new.append(j)
+        return Detections.merge([cards, backs[np.asarray(new)]]) if new else cards
 
     def _add_paper_cards(self, image: np.ndarray, cards: Detections) -> Detections:
         """Lone cards the localiser missed, found as card-shaped paper

@@ -103,3 +103,35 @@ def test_an_exported_face_reader_loads_back_for_fine_tuning():
     with torch.no_grad():
         got = both_ways(model, torch.from_numpy(x)).numpy()
     assert np.abs(got - want).max() < 1e-4
+
+
+def test_back_check_trains_exports_and_runs(card_cache, tmp_path):
+    import csv
+    import shutil
+
+    from scripts import train_back_check
+    from vision.back_check import BackCheck
+
+    if not (train_back_check.REAL / "images").is_dir():
+        pytest.skip("no real photos")
+    # a few real photos of each split, with their labels
+    real = tmp_path / "real"
+    for split, count in (("train", 3), ("test", 2)):
+        rows = list(csv.DictReader(open(train_back_check.REAL / "images" / f"{split}_labels.csv")))
+        names = sorted({r["filename"] for r in rows})[:count]
+        (real / "images" / split).mkdir(parents=True)
+        for name in names:
+            shutil.copy(train_back_check.REAL / "images" / split / name, real / "images" / split)
+        with open(real / "images" / f"{split}_labels.csv", "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(r for r in rows if r["filename"] in names)
+    out = tmp_path / "back_check.onnx"
+    train_back_check.main(["--samples", "120", "--stills", "0", "--epochs", "1",
+                           "--real", str(real), "--work", str(tmp_path / "runs"),
+                           "--out", str(out)])
+    assert (tmp_path / "runs" / "false_backs_train.json").is_file()
+    check = BackCheck(out)
+    assert check.names == ["other", "back"]
+    p = check(np.full((100, 100, 3), 120, np.uint8), np.array([[10, 10, 50, 70], [0, 0, 90, 60]]))
+    assert p.shape == (2,) and ((0 <= p) & (p <= 1)).all()

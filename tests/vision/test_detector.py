@@ -915,3 +915,23 @@ def test_a_look_that_stands_the_cards_upright_gives_its_box_to_a_box_of_two_card
     cards = detector._merge_looks(same, other[:1], exact=True)
     assert cards.code.tolist() == ["AD"]
     np.testing.assert_allclose(cards.xyxy[0], [88, 88, 152, 192])
+
+
+@pytest.mark.skipif(not (MODELS / "back_check.onnx").is_file(), reason="no back check")
+@pytest.mark.skipif(not (MODELS.parents[1] / "shared" / "data" / "real" / "cluttered-rank-boxes"
+                         / "test1.JPG").is_file(), reason="no real photos")
+def test_a_photos_backs_that_are_bare_wood_are_dropped_and_its_faces_kept():
+    # the real test1.JPG shows 8 faces and no back; the localiser takes two stretches of
+    # wood at the end of the card rows for backs. A table camera's frames keep theirs
+    photo = cv2.imread(str(MODELS.parents[1] / "shared" / "data" / "real"
+                           / "cluttered-rank-boxes" / "test1.JPG"))
+    detector = CardDetector.load()
+    assert detector.back_check is not None
+    checked = detector(photo)
+    check, detector.back_check = detector.back_check, None
+    unchecked = detector(photo)
+    assert (unchecked.class_id == BACK).sum() >= 1 and (checked.class_id == BACK).sum() == 0
+    assert sorted(checked.code.tolist()) == sorted(unchecked.code[unchecked.class_id != BACK])
+    detector.back_check, detector.photos = check, False
+    table_frame = detector(photo)
+    assert (table_frame.class_id == BACK).sum() >= 1
