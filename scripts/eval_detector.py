@@ -3,10 +3,10 @@
 1. held-out rendered stills (the 9 test decks, never trained on), per resolution: face
    recall (cards whose corner index is at least 60 % visible, found with a box on them),
    identification accuracy (the right code among those found), false detections per frame
-   (reported cards on no such card, or a second report of one), back recall, and the
-   median index height in pixels; reports are matched to cards one to one by how well
-   their boxes fit (``--match confidence``: the first figures' matching, see
-   :func:`match_reports`);
+   (reported cards on no such card, or a second report of one), back recall, back reports
+   on no back, and the median index height in pixels; reports are matched to cards one to
+   one by how well their boxes fit (``--match confidence``: the first figures' matching,
+   see :func:`match_reports`);
 2. back-design matching on hard pairs (``scripts.eval_backs``, a smaller run);
 3. real photographs (``../shared/data/real``): ``feeder-corners`` top-1 code, rank and suit
    through a fixed window and through the ink-located index box; ``cluttered-rank-boxes``
@@ -153,7 +153,7 @@ def eval_renders(detector: CardDetector, size: tuple[int, int], stills: int, see
     from vision.render.scene import random_table, render_still
 
     rng = random.Random(seed)
-    found = right = eligible = false = backs_seen = backs_found = 0
+    found = right = eligible = false = backs_seen = backs_found = false_backs = 0
     big = {"cards": 0, "found": 0, "right": 0}  # rank glyph at least GOAL_GLYPH_PX
     glyphs: list[float] = []
     heights: list[float] = []
@@ -166,6 +166,12 @@ def eval_renders(detector: CardDetector, size: tuple[int, int], stills: int, see
         dets = detector(scene.image)
         seconds += time.perf_counter() - t0
         faces = [i for i in range(len(dets)) if dets.class_id[i] != BACK]
+        # back reports on no rendered back (seen at all)
+        shown = [np.asarray(c["visible_box"], np.float32) for c in scene.cards
+                 if c["code"] == "back" and c.get("visible", 0) > 0]
+        false_backs += sum(not any(_iou(dets.xyxy[i], b) > 0.3 or _inside(
+            (dets.xyxy[i][:2] + dets.xyxy[i][2:]) / 2, b) for b in shown)
+            for i in range(len(dets)) if dets.class_id[i] == BACK)
         cards = []
         for card in scene.cards:
             if card["code"] == "back":
@@ -206,6 +212,7 @@ def eval_renders(detector: CardDetector, size: tuple[int, int], stills: int, see
     return {"recall": found / max(1, eligible), "ident": right / max(1, found),
             "false_per_frame": false / max(1, stills), "cards": eligible,
             "back_recall": backs_found / max(1, backs_seen), "backs": backs_seen,
+            "false_backs": false_backs,
             "index_px": float(np.median(heights)) if heights else 0.0,
             "glyph_px": float(np.median(glyphs)) if glyphs else 0.0,
             "goal_cards": big["cards"], "goal_recall": big["found"] / max(1, big["cards"]),
@@ -553,7 +560,8 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"  {w}x{h}: face recall {s['recall']:.3f}, identification "
                       f"{s['ident']:.3f} ({s['cards']} cards, index {s['index_px']:.1f} px "
                       f"tall), false/frame {s['false_per_frame']:.1f}, back recall "
-                      f"{s['back_recall']:.3f} ({s['backs']}), {s['ms_per_frame']:.0f} ms/frame",
+                      f"{s['back_recall']:.3f} ({s['backs']}), {s['false_backs']} backs on no "
+                      f"back, {s['ms_per_frame']:.0f} ms/frame",
                       flush=True)
                 print(f"    rank glyph median {s['glyph_px']:.1f} px; cards with a glyph of "
                       f"at least {GOAL_GLYPH_PX:g} px (the goal's range): face recall "

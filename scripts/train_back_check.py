@@ -132,6 +132,28 @@ def photometric(crop: np.ndarray, rng: random.Random) -> np.ndarray:
     return out
 
 
+def varied_back(card: np.ndarray, rng: random.Random) -> np.ndarray:
+    """A back bitmap (BGRA) made less like the few designs drawn: at random its colours
+    turned round the hue circle, its pattern enlarged (a design of big motifs, as a picture
+    back) and its white margin cut away (a borderless back, as many real decks')."""
+    from vision.render.backs import card_mask
+
+    out = card.copy()
+    h, w = out.shape[:2]
+    if rng.random() < 0.3:
+        hsv = cv2.cvtColor(np.ascontiguousarray(out[..., :3]), cv2.COLOR_BGR2HSV)
+        hsv[..., 0] = (hsv[..., 0].astype(np.int32) + rng.randrange(180)) % 180
+        out[..., :3] = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+    zoom = rng.uniform(1.5, 2.5) if rng.random() < 0.15 else (
+        rng.uniform(1.08, 1.15) if rng.random() < 0.25 else 1.0)
+    if zoom > 1.0:  # the middle of the card, enlarged to fill it
+        ch, cw = int(h / zoom), int(w / zoom)
+        y, x = (h - ch) // 2, (w - cw) // 2
+        out = cv2.resize(out[y:y + ch, x:x + cw], (w, h), interpolation=cv2.INTER_LINEAR)
+        out[..., 3] = card_mask(h, w)
+    return out
+
+
 def card_px(boxes: list[list[float]]) -> float:
     return float(np.median([max(b[2] - b[0], b[3] - b[1]) for b in boxes]))
 
@@ -257,8 +279,13 @@ def build(split: str, total: int, stills: int, wrong: dict[str, list], seed: int
     face_decks = decks.deck_names(split)
     codes = list(ALL_CODES)
     samples = Samples()
-    pasted(photos, int(0.4 * total), lambda r: backs.back_image(r.choice(designs), 256), 1,
-           "pasted back", samples, rng)
+    if split == "train":
+        def back(r: random.Random) -> np.ndarray:
+            return varied_back(backs.back_image(r.choice(designs), 256), r)
+    else:  # (the held-out designs as they are)
+        def back(r: random.Random) -> np.ndarray:
+            return backs.back_image(r.choice(designs), 256)
+    pasted(photos, int(0.4 * total), back, 1, "pasted back", samples, rng)
     pasted(photos, int(0.15 * total),
            lambda r: decks.render_card(r.choice(face_decks), r.choice(codes), 256), 0,
            "pasted face", samples, rng)

@@ -197,6 +197,11 @@ class CardDetector:
         #: (:mod:`vision.back_check`: carpet, wood, a book taken for one); None: all kept.
         #: Not used on a table camera's frames (:attr:`photos` off)
         self.back_check = back_check
+        #: the localiser's threshold for a photo's ``back`` boxes where the back check
+        #: judges them (:attr:`conf` elsewhere): real test photos with 2 held-out backs
+        #: pasted into each, backs found 0.851 at 0.3, 0.896 at 0.15 and at 0.08; the
+        #: photos' own false backs 5, 7, 6 (``scripts/eval_detector.py --pasted-backs 2``)
+        self.photo_back_conf = 0.15
         #: a whole photo (no regions, no fixed scale: not a calibrated table camera's
         #: frame) is looked at once more turned by this many degrees, and each card keeps
         #: the surer of its two reads (cards lying near 45° read badly upright); 0: off
@@ -339,8 +344,11 @@ class CardDetector:
         wh, ww = work.shape[:2]
         dets = self.localiser(work, self.rects(ww, wh, regions, pass_size),
                               min(self.conf, self.index_conf)).with_nms(self.iou)
+        back_conf = (self.photo_back_conf if self.photos and self.back_check is not None
+                     and regions is None else self.conf)
         dets = dets[np.where(dets.class_id == INDEX, dets.confidence >= self.index_conf,
-                             dets.confidence >= self.conf)]
+                             dets.confidence >= np.where(dets.class_id == BACK, back_conf,
+                                                         self.conf))]
         weak: list[np.ndarray] = []
         for is_index, most in ((True, self.MAX_INDICES), (False, self.MAX_CARDS)):
             kind = np.nonzero((dets.class_id == INDEX) == is_index)[0]

@@ -935,3 +935,47 @@ def test_a_photos_backs_that_are_bare_wood_are_dropped_and_its_faces_kept():
     detector.back_check, detector.photos = check, False
     table_frame = detector(photo)
     assert (table_frame.class_id == BACK).sum() >= 1
+
+
+def test_a_back_only_the_other_look_finds_is_added_where_no_card_lies():
+    detector = CardDetector(_NoLocaliser(), None)  # type: ignore[arg-type]
+    first = Detections.create(np.array([[80, 80, 150, 180]], np.float32),
+                              np.array([0.8], np.float32), [FACE], ["9H"], [None])
+    other = Detections.create(np.array([[300, 80, 370, 180], [90, 100, 160, 190]], np.float32),
+                              np.array([0.7, 0.7], np.float32), [BACK, BACK],
+                              ["back", "back"], [None, None])
+    cards = detector._merge_looks(first, other)
+    # the back clear of the face is added; the one on the face (a face seen as a back) is not
+    assert sorted(cards.code.tolist()) == ["9H", "back"]
+    np.testing.assert_allclose(cards.xyxy[cards.class_id == BACK][0], [300, 80, 370, 180])
+
+
+class _FixedLocaliser(_AnySizeLocaliser):
+    """Gives the same boxes (frame pixels) whatever it is shown."""
+
+    def __init__(self, dets: Detections) -> None:
+        self.dets = dets
+
+    def __call__(self, image, rects, conf=0.25):
+        return self.dets[self.dets.confidence >= conf]
+
+
+class _KeepAll:
+    THRESHOLD = 0.5
+
+    def __call__(self, image, boxes):
+        return np.ones(len(boxes), np.float32)
+
+
+def test_a_photos_weak_back_boxes_are_kept_for_the_back_check_to_judge():
+    boxes = np.array([[10, 10, 60, 80], [100, 10, 150, 80]], np.float32)
+    weak = Detections.create(boxes, np.array([0.2, 0.05], np.float32), [BACK, BACK])
+    detector = CardDetector(_FixedLocaliser(weak), None, scale=1.0,  # type: ignore[arg-type]
+                            paper=False)
+    image = np.zeros((120, 200, 3), np.uint8)
+    assert len(detector.raw(image)) == 0  # no back check: the localiser's 0.3 as for all
+    detector.back_check = _KeepAll()  # type: ignore[assignment]
+    kept = detector.raw(image)
+    np.testing.assert_allclose(kept.xyxy, boxes[:1])  # 0.2 ≥ 0.15; 0.05 is not
+    detector.photos = False  # a table camera's frame: 0.3 again
+    assert len(detector.raw(image)) == 0
