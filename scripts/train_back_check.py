@@ -266,9 +266,10 @@ def rendered_tables(split: str, stills: int, per_back: int, samples: Samples,
 
 
 def build(split: str, total: int, stills: int, wrong: dict[str, list], seed: int,
-          folder: Path = REAL) -> tuple[np.ndarray, np.ndarray, list[str]]:
+          folder: Path = REAL, vary: bool = False) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """The samples of ``split`` (``train``: training designs and decks; ``test``: held-out
-    ones), about ``total`` of them, with ``stills`` rendered tables."""
+    ones), about ``total`` of them, with ``stills`` rendered tables; ``vary``: the pasted
+    backs varied (:func:`varied_back`)."""
     from rules.cards import ALL_CODES
     from scripts.eval_detector import pasted_back_ids
     from vision.render import backs, decks
@@ -279,12 +280,10 @@ def build(split: str, total: int, stills: int, wrong: dict[str, list], seed: int
     face_decks = decks.deck_names(split)
     codes = list(ALL_CODES)
     samples = Samples()
-    if split == "train":
-        def back(r: random.Random) -> np.ndarray:
-            return varied_back(backs.back_image(r.choice(designs), 256), r)
-    else:  # (the held-out designs as they are)
-        def back(r: random.Random) -> np.ndarray:
-            return backs.back_image(r.choice(designs), 256)
+    def back(r: random.Random) -> np.ndarray:
+        card = backs.back_image(r.choice(designs), 256)
+        return varied_back(card, r) if vary else card
+
     pasted(photos, int(0.4 * total), back, 1, "pasted back", samples, rng)
     pasted(photos, int(0.15 * total),
            lambda r: decks.render_card(r.choice(face_decks), r.choice(codes), 256), 0,
@@ -367,6 +366,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2, help="torch CPU threads")
+    parser.add_argument("--vary-backs", action="store_true",
+                        help="vary the pasted training backs (hue, big motifs, no margin)")
     parser.add_argument("--real", type=Path, default=REAL,
                         help="the cluttered-rank-boxes folder")
     parser.add_argument("--work", type=Path, default=Path("runs/back_check"),
@@ -385,7 +386,8 @@ def main(argv: list[str] | None = None) -> None:
              for s in ("train", "test")}
     print(f"detector's false backs: train {sum(map(len, wrong['train'].values()))}, test "
           f"{sum(map(len, wrong['test'].values()))} ({time.time() - t0:.0f} s)", flush=True)
-    x, y, _kinds = build("train", args.samples, args.stills, wrong["train"], args.seed, args.real)
+    x, y, _kinds = build("train", args.samples, args.stills, wrong["train"], args.seed, args.real,
+                         args.vary_backs)
     vx, vy, vkinds = build("test", max(20, args.samples // 5), -(-args.stills // 4),
                            {}, args.seed + 1, args.real)
     test_false = [back_crop(cv2.imread(p), b) for p, bs in wrong["test"].items() for b in bs]

@@ -127,7 +127,7 @@ def test_back_check_trains_exports_and_runs(card_cache, tmp_path):
             writer.writeheader()
             writer.writerows(r for r in rows if r["filename"] in names)
     out = tmp_path / "back_check.onnx"
-    train_back_check.main(["--samples", "120", "--stills", "0", "--epochs", "1",
+    train_back_check.main(["--samples", "120", "--stills", "0", "--epochs", "1", "--vary-backs",
                            "--real", str(real), "--work", str(tmp_path / "runs"),
                            "--out", str(out)])
     assert (tmp_path / "runs" / "false_backs_train.json").is_file()
