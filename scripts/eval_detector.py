@@ -400,6 +400,21 @@ def eval_cluttered(detector: CardDetector, folder: Path, failures: list, turn: f
             "ms_per_image": 1000 * seconds / max(1, len(by_file))}
 
 
+def photo_boxes(folder: Path, split: str) -> dict[Path, list[list[float]]]:
+    """Each photo of ``split`` with its labelled card boxes."""
+    out: dict[Path, list[list[float]]] = {}
+    with open(folder / "images" / f"{split}_labels.csv") as f:
+        for r in csv.DictReader(f):
+            out.setdefault(folder / "images" / split / r["filename"], []).append(
+                [float(r[k]) for k in ("xmin", "ymin", "xmax", "ymax")])
+    return out
+
+
+def card_px(boxes: list[list[float]]) -> float:
+    """The median long side of a photo's labelled cards."""
+    return float(np.median([max(b[2] - b[0], b[3] - b[1]) for b in boxes]))
+
+
 def pasted_back_ids(split: str, count: int, seed: int) -> list[str]:
     """Back designs to paste into the real photos of ``split``: the held-out decks' own
     backs and the hard pairs for ``test``, the training decks' backs for ``train``, each
@@ -422,22 +437,18 @@ def eval_pasted_backs(detector: CardDetector, folder: Path, split: str = "test",
     from vision.render import backs
     from vision.render.paste import paste_cards
 
-    rows = list(csv.DictReader(open(folder / "images" / f"{split}_labels.csv")))
-    by_file: dict[str, list[dict]] = {}
-    for r in rows:
-        by_file.setdefault(r["filename"], []).append(r)
+    photos = photo_boxes(folder, split)
     rng = random.Random(seed)
-    ids = pasted_back_ids(split, per_photo * len(by_file), seed)
+    ids = pasted_back_ids(split, per_photo * len(photos), seed)
     pasted = found = false_backs = faces = faces_found = 0
     seconds = 0.0
-    for n, (name, cards) in enumerate(sorted(by_file.items())):
-        img = cv2.imread(str(folder / "images" / split / name))
+    for n, path in enumerate(sorted(photos)):
+        img = cv2.imread(str(path))
         if img is None:
             continue
-        gts = [np.array([float(r[k]) for k in ("xmin", "ymin", "xmax", "ymax")]) for r in cards]
-        px = float(np.median([max(g[2] - g[0], g[3] - g[1]) for g in gts]))
+        gts = [np.array(b) for b in photos[path]]
         bitmaps = [backs.back_image(b, 256) for b in ids[n * per_photo:(n + 1) * per_photo]]
-        img, placed = paste_cards(img, bitmaps, rng, px, avoid=gts)
+        img, placed = paste_cards(img, bitmaps, rng, card_px(photos[path]), avoid=gts)
         quads = [p.quad for p in placed if p is not None]
         t0 = time.perf_counter()
         dets = detector(img)
@@ -458,9 +469,9 @@ def eval_pasted_backs(detector: CardDetector, folder: Path, split: str = "test",
             faces_found += any(dets.class_id[i] != BACK and (
                 _iou(dets.xyxy[i], g) > 0.3 or _inside(centres[i], g)) for i in range(len(dets)))
     return {"back_recall": found / max(1, pasted), "pasted": pasted,
-            "false_backs": false_backs, "images": len(by_file),
+            "false_backs": false_backs, "images": len(photos),
             "box_recall": faces_found / max(1, faces),
-            "ms_per_image": 1000 * seconds / max(1, len(by_file))}
+            "ms_per_image": 1000 * seconds / max(1, len(photos))}
 
 
 def _miss_crop(img: np.ndarray, gt: np.ndarray, quad: np.ndarray | None,

@@ -26,7 +26,6 @@ detector's false backs on the test photos it rules out. About 22 minutes on this
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import random
 import time
@@ -35,20 +34,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from scripts.eval_detector import card_px, pasted_back_ids, photo_boxes
 from vision.back_check import SIZE, back_crop
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "real" / "cluttered-rank-boxes"
 NAMES = ("other", "back")
-
-
-def photo_boxes(folder: Path, split: str) -> dict[Path, list[list[float]]]:
-    """Each photo of ``split`` with its labelled card boxes."""
-    out: dict[Path, list[list[float]]] = {}
-    with open(folder / "images" / f"{split}_labels.csv") as f:
-        for r in csv.DictReader(f):
-            out.setdefault(folder / "images" / split / r["filename"], []).append(
-                [float(r[k]) for k in ("xmin", "ymin", "xmax", "ymax")])
-    return out
 
 
 def false_backs(photos: dict[Path, list[list[float]]], cache: Path) -> dict[str, list]:
@@ -153,11 +143,6 @@ def varied_back(card: np.ndarray, rng: random.Random) -> np.ndarray:
         out = cv2.resize(out[y:y + ch, x:x + cw], (w, h), interpolation=cv2.INTER_LINEAR)
         out[..., 3] = card_mask(h, w)
     return out
-
-
-def card_px(boxes: list[list[float]]) -> float:
-    """The median long side of a photo's labelled cards."""
-    return float(np.median([max(b[2] - b[0], b[3] - b[1]) for b in boxes]))
 
 
 def random_box(img: np.ndarray, px: float, rng: random.Random) -> np.ndarray:
@@ -273,7 +258,6 @@ def build(split: str, total: int, stills: int, wrong: dict[str, list], seed: int
     ones), about ``total`` of them, with ``stills`` rendered tables; ``vary``: the pasted
     backs varied (:func:`varied_back`)."""
     from rules.cards import ALL_CODES
-    from scripts.eval_detector import pasted_back_ids
     from vision.render import backs, decks
 
     rng = random.Random(seed)

@@ -461,10 +461,8 @@ def turn_image(image: np.ndarray, degrees: float,
     tw, th = int(h * s + w * c), int(h * c + w * s)
     m[0, 2] += tw / 2 - w / 2
     m[1, 2] += th / 2 - h / 2
-    if border is None:
-        return cv2.warpAffine(image, m, (tw, th), flags=cv2.INTER_LINEAR,
-                              borderMode=cv2.BORDER_REPLICATE), m
-    return cv2.warpAffine(image, m, (tw, th), flags=cv2.INTER_LINEAR, borderValue=border), m
+    edge = {"borderMode": cv2.BORDER_REPLICATE} if border is None else {"borderValue": border}
+    return cv2.warpAffine(image, m, (tw, th), flags=cv2.INTER_LINEAR, **edge), m
 
 
 def dominant_angle(image: np.ndarray, boxes: np.ndarray, side: int = 128,

@@ -468,11 +468,11 @@ class CardDetector:
 
     def _turned_look(self, image: np.ndarray, degrees: float, shrink: bool = True
                      ) -> Detections:
-        """The face cards the localiser and readers find in ``image`` turned by
-        ``degrees``, their boxes turned back: the box of the turned box's corners, shrunk
-        about its centre by the growth such a turn gives a square when ``shrink`` (the
-        card's own outline is not known; a look that stands the cards upright has their
-        outlines as its boxes)."""
+        """The face cards (and, for a photo with a back check, the backs) the localiser and
+        readers find in ``image`` turned by ``degrees``, their boxes turned back: the box of
+        the turned box's corners, shrunk about its centre by the growth such a turn gives a
+        square when ``shrink`` (the card's own outline is not known; a look that stands the
+        cards upright has their outlines as its boxes)."""
         h, w = image.shape[:2]
         turned, m = turn_image(image, degrees, border=(114, 114, 114))
         # (the scale is found again: turned cards have other boxes, the size it goes by;
@@ -504,11 +504,11 @@ class CardDetector:
 
     def _merge_looks(self, cards: Detections, other: Detections, exact: bool = False
                      ) -> Detections:
-        """``cards`` of a photo's first look with the face cards ``other`` of another: a
-        card of both keeps the surer read on the first look's box (``exact``: on the other
-        one's box where the first is a box of two cards, :attr:`TURNED_PASS_PARTS` times
-        its size); one found only in the other is added when sure, also a second card of
-        the other look on one box of the first."""
+        """``cards`` of a photo's first look with the cards ``other`` of another (its backs:
+        :meth:`_with_other_backs`): a card of both keeps the surer read on the first look's
+        box (``exact``: on the other one's box where the first is a box of two cards,
+        :attr:`TURNED_PASS_PARTS` times its size); one found only in the other is added when
+        sure, also a second card of the other look on one box of the first."""
         if not len(other):
             return cards
         cards = self._with_other_backs(cards, other[other.class_id == BACK])
@@ -560,15 +560,12 @@ class CardDetector:
         if not len(backs):
             return cards
         centres = (backs.xyxy[:, :2] + backs.xyxy[:, 2:]) / 2
-        new = []
-        for j in range(len(backs)):
-            inside = ((cards.xyxy[:, 0] <= centres[j, 0]) & (centres[j, 0] <= cards.xyxy[:, 2])
-                      & (cards.xyxy[:, 1] <= centres[j, 1])
-                      & (centres[j, 1] <= cards.xyxy[:, 3]))
-            if not inside.any() and not (len(cards) and box_iou(
-                    backs.xyxy[j:j + 1], cards.xyxy)[0].max() > 0.1):
-                new.append(j)
-        return Detections.merge([cards, backs[np.asarray(new)]]) if new else cards
+        inside = ((cards.xyxy[None, :, :2] <= centres[:, None])
+                  & (centres[:, None] <= cards.xyxy[None, :, 2:])).all(axis=2).any(axis=1)
+        overlap = (box_iou(backs.xyxy, cards.xyxy).max(axis=1) > 0.1 if len(cards)
+                   else np.zeros(len(backs), bool))
+        new = np.nonzero(~inside & ~overlap)[0]
+        return Detections.merge([cards, backs[new]]) if len(new) else cards
 
     def _add_paper_cards(self, image: np.ndarray, cards: Detections) -> Detections:
         """Lone cards the localiser missed, found as card-shaped paper
