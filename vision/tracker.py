@@ -1709,6 +1709,12 @@ class Tracker:
             return 2  # (the place's view, about to settle, shows it no more)
         return 2 if st.covered else 1
 
+    #: a lake pile whose top now reads as that card's twin (the same rank, the other suit
+    #: of its colour) shows the same card read the other way, not a card landed on it: no
+    #: card of a pile top's rank may go there (real path, round 8: an AS pile read AC, a
+    #: 2C pile read 2S, a 3C pile read 3S, each credited as a second card and flagged)
+    TWIN_TOP_REREAD = True
+
     def _arrivals(self, final: bool) -> bool:
         table = self.table
         assert table is not None
@@ -1764,6 +1770,9 @@ class Tracker:
                     run, landed = (buried[0],), buried[1]
                 elif exp and exp[-1] == seen[-1]:
                     continue
+                elif kind == "lake" and self.TWIN_TOP_REREAD and exp and \
+                        seen[-1] == _twin(exp[-1]):
+                    continue  # the pile's top read as its twin: no card of its rank lands
                 elif kind == "lake" and self._under_top(dest) == seen[-1] and \
                         self._drop_unseen_top(dest):
                     return True  # the top was the under card misread: it never landed
@@ -3014,6 +3023,7 @@ class Tracker:
             return False
         records = list(self.records)
         swaps: list[tuple[int, str, str]] = []
+        drop: set[int] = set()  # Unseen records a renamed card now explains
         alternatives = 0
         for i in idx:
             action = records[i].action
@@ -3028,9 +3038,24 @@ class Tracker:
                     not (read_so or self.TWIN_PILE_ONE_ALTERNATIVE):
                 return False
             left = self._lost_before(owner, new, i) if self.TWIN_PILE_LOST else None
+            near = None if left is not None else self._unseen_twin_near(new, records[i], drop)
+            if near is not None:  # (another seat's card, gone unseen as this one landed)
+                k, gone = near
+                drop.add(k)
+                renamed = replace(action, seat=gone.seat, card=new, src=gone.src,
+                                  lost=k < i)
+                records[i] = replace(records[i], action=renamed, evidence={
+                    **records[i].evidence, "recoded_from": old,
+                    "why": f"{new} left {gone.src} unseen as the pile's {old} landed"})
+                continue
+            column = None
             if (owner, new) in self.named and left is None:
-                return False
-            if left is None:
+                column = self._twin_gone_from_column(owner, new)
+                if column is None:
+                    return False
+            if column is not None:  # (the seat's named twin, gone from its column top)
+                renamed = replace(action, card=new, src=column)
+            elif left is None:
                 swaps.append((owner, old, new))
                 renamed = replace(action, card=new)
             else:  # (the seat's lost card, back from where it left: see Move.lost)
@@ -3039,7 +3064,39 @@ class Tracker:
                                  evidence={**records[i].evidence, "recoded_from": old})
         if not alternatives:
             return False
-        return self._rename_hidden(swaps, records, [r.flags for r in self.records], move)
+        before = [r.flags for r in self.records]
+        records = [r for k, r in enumerate(records) if k not in drop]
+        before = [f for k, f in enumerate(before) if k not in drop]
+        return self._rename_hidden(swaps, records, before, move)
+
+    #: a pile card renamed to its twin is the twin some seat was recorded losing unseen
+    #: within this long of its landing (and never named since) rather than a hidden card
+    #: of the seat credited with the misread card (real path, round 1: seat 0's 3S left its
+    #: nertz pile unseen as the spade pile, read in clubs, got a "3C" from seat 2's waste).
+    #: None: off
+    TWIN_PILE_UNSEEN_MS: float | None = 4000.0
+
+    def _unseen_twin_near(self, code: str, rec: _Record, taken: set[int]
+                          ) -> tuple[int, Unseen] | None:
+        """The record index and :class:`~rules.moves.Unseen` of ``code`` closest in time to
+        ``rec``'s landing, within :attr:`TWIN_PILE_UNSEEN_MS`, whose seat's copy of the
+        card no later record names; None when there is none."""
+        if self.TWIN_PILE_UNSEEN_MS is None:
+            return None
+        best: tuple[float, int, Unseen] | None = None
+        for k, other in enumerate(self.records):
+            a = other.action
+            if k in taken or not isinstance(a, Unseen) or a.card != code or \
+                    abs(other.t_ms - rec.t_ms) > self.TWIN_PILE_UNSEEN_MS:
+                continue
+            if any(getattr(b.action, "card", None) == code and
+                   self._owner(b.action) == a.seat  # type: ignore[arg-type]
+                   for b in self.records[k + 1:]):
+                continue  # (the card showed again since)
+            gap = abs(other.t_ms - rec.t_ms)
+            if best is None or gap < best[0]:
+                best = (gap, k, a)
+        return None if best is None else (best[1], best[2])
 
     #: a lake card read X that no seat lost, landing as X's twin (same rank, the other suit
     #: of its colour) was seen leaving a seat's place, is that twin: the camera confuses
@@ -3091,6 +3148,31 @@ class Tracker:
     #: it landed) is renamed to that lost card (``lost=True``) instead of refusing the
     #: recode (round 1: seat 2's 2S, left its column unseen, read 2C on the pile)
     TWIN_PILE_LOST = True
+
+    #: a pile card whose twin the seat is known to hold on top of one of its columns, a
+    #: column the camera has settled since without it, is renamed to that twin played from
+    #: the column (real path, round 1: seat 2's 2S, read 2C on the spade pile as it left
+    #: its column, which the tracker never saw go: the pile's 4S to 7S were each flagged)
+    TWIN_PILE_COLUMN = True
+
+    def _twin_gone_from_column(self, seat: int, code: str) -> str | None:
+        """The river column of ``seat`` whose top the engine has as ``code`` while the
+        camera's settled view of the column no longer shows it; else None."""
+        table = self.table
+        if not self.TWIN_PILE_COLUMN or table is None:
+            return None
+        try:
+            where = table.where(code, seat)
+        except ValueError:
+            return None
+        if where is None or where.kind != "river":
+            return None
+        pile = table.pile(where)
+        st = self.states.get(str(where))
+        if not pile or pile[-1].code != code or st is None or st.stable is None or \
+                code in st.stable:
+            return None
+        return str(where)
 
     def _lost_before(self, seat: int, code: str, i: int) -> str | None:
         """The place ``code`` of ``seat`` left unseen when the history's last record

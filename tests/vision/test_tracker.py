@@ -3580,6 +3580,90 @@ def test_a_twin_suit_pile_card_whose_twin_left_unseen_is_that_lost_card():
     assert tr.table.score().lake_cards == [2, 0]
 
 
+def _twin_pile_over_a_column_twin(on: bool) -> Tracker:
+    """Seat 1 builds its nertz 2S on its column's 3H; seat 0's AS (read AC, the spade as
+    next read) starts a pile; seat 1's waste shows a "2C" (the spade its next read) and
+    loses it as the 2S leaves the column and the pile reads "2C"; seat 0's 3S, read sure
+    on its waste, lands on the pile."""
+    tr = Tracker(HouseRules(), 2)
+    tr.TWIN_PILE_COLUMN = on
+    alts = {("lake:0", "AC"): (("AS", 0.3),), ("seat0:nertz", "AC"): (("AS", 0.3),),
+            ("lake:0", "2C"): (("2S", 0.3),), ("seat1:waste", "2C"): (("2S", 0.3),)}
+    col, built = {"seat1:river3": ["3H"]}, {"seat1:river3": ["3H", "2S"]}
+    after = {**col, "seat1:waste": ["JD"]}
+    frames = [_table({0: "AC", 1: "2S"}, col)] * 4 + \
+        [_table({0: "AC", 1: "5D"}, built)] * 8 + \
+        [_table({0: "9C", 1: "5D"}, {**built, "lake:0": ["AC"]})] * 20 + \
+        [_table({0: "9C", 1: "5D"}, {**built, "lake:0": ["AC"],
+                                     "seat1:waste": ["JD", "2C"]})] * 8 + \
+        [_table({0: "9C", 1: "5D"}, {**after, "lake:0": ["2C"]})] * 20 + \
+        [_table({0: "9C", 1: "5D"}, {**after, "lake:0": ["2C"],
+                                     "seat0:waste": ["8H", "3S"]})] * 8 + \
+        [_table({0: "9C", 1: "5D"}, {**after, "lake:0": ["3S"],
+                                     "seat0:waste": ["8H"]})] * 30
+    for n, places in enumerate(frames):
+        tr.update(_obs_alts(n, places, alts))
+    tr.finish()
+    return tr
+
+
+def test_a_twin_suit_pile_card_is_the_twin_its_seat_lost_from_a_column_top():
+    # the pile's "2C", credited to seat 1's waste, is seat 1's 2S: the engine has it on
+    # top of the column, which the camera has settled on without it since; renamed to that
+    # 2S played from the column, the pile is spades and seat 0's 3S counts
+    tr = _twin_pile_over_a_column_twin(True)
+    assert _moves(tr.log()) == [(1, "2S", "seat1:nertz", "seat1:river3"),
+                                (0, "AS", "seat0:nertz", "lake:0"),
+                                (1, "2S", "seat1:river3", "lake:0"),
+                                (0, "3S", "seat0:waste", "lake:0")]
+    assert not tr.flags() and tr.table.score().lake_cards == [2, 1]
+    # without it, the 2C cannot be exchanged with the 2S (named, on the column): the pile
+    # stays clubs and the 3S is flagged
+    tr = _twin_pile_over_a_column_twin(False)
+    assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_suit", "3S")]
+    assert tr.table.score().lake_cards == [1, 1]
+
+
+def _twin_pile_as_another_seat_loses_the_twin(unseen_ms: float | None) -> Tracker:
+    """Seat 0's AS (read AC, the spade as next read) starts a pile; seat 1's waste shows a
+    "2C" (the spade its next read) that lands on the pile just as seat 0's nertz 2S leaves
+    unseen (two other tops show over it); seat 1's 3S, read sure, lands on the pile."""
+    tr = Tracker(HouseRules(), 2)
+    tr.TWIN_PILE_UNSEEN_MS = unseen_ms
+    alts = {("lake:0", "AC"): (("AS", 0.3),), ("seat0:nertz", "AC"): (("AS", 0.3),),
+            ("lake:0", "2C"): (("2S", 0.3),), ("seat1:waste", "2C"): (("2S", 0.3),)}
+    pile, waste = {"lake:0": ["AC"]}, {"seat1:waste": ["JD"]}
+    frames = [_table({0: "AC", 1: "5D"})] * 4 + \
+        [_table({0: "2S", 1: "5D"}, pile)] * 40 + \
+        [_table({0: "2S", 1: "5D"}, {**pile, "seat1:waste": ["JD", "2C"]})] * 8 + \
+        [_table({0: "8D", 1: "5D"}, {**pile, **waste})] * 3 + \
+        [_table({0: "9C", 1: "5D"}, {"lake:0": ["2C"], **waste})] * 40 + \
+        [_table({0: "9C", 1: "5D"}, {"lake:0": ["2C"], "seat1:waste": ["JD", "3S"]})] * 8 + \
+        [_table({0: "9C", 1: "5D"}, {"lake:0": ["3S"], **waste})] * 30
+    for n, places in enumerate(frames):
+        tr.update(_obs_alts(n, places, alts))
+    tr.finish()
+    return tr
+
+
+def test_a_twin_suit_pile_card_is_the_twin_another_seat_lost_unseen_as_it_landed():
+    # the pile's "2C" came from seat 1's waste as read, but seat 0's nertz 2S left unseen
+    # as it landed: the pile renamed to spades takes seat 0's 2S (its unseen record
+    # dropped), not a hidden 2S of seat 1
+    tr = _twin_pile_as_another_seat_loses_the_twin(4000.0)
+    assert _moves(tr.log()) == [(0, "AS", "seat0:nertz", "lake:0"),
+                                (0, "2S", "seat0:nertz", "lake:0"),
+                                (1, "3S", "seat1:waste", "lake:0")]
+    assert not any(e["type"] == "unseen" for e in tr.log())
+    assert not tr.flags() and tr.table.score().lake_cards == [2, 1]
+    assert tr.nertz_counts()[0] == 11  # the AS and the 2S left seat 0's pile
+    # without it, seat 1's hidden 2S is credited and seat 0's 2S is lost
+    tr = _twin_pile_as_another_seat_loses_the_twin(None)
+    assert (1, "2S", "seat1:waste", "lake:0") in _moves(tr.log())
+    assert [(e["seat"], e["card"]) for e in tr.log() if e["type"] == "unseen"] == [(0, "2S")]
+    assert tr.table.score().lake_cards == [1, 2]
+
+
 def _twin_arrives_on_a_pile(on: bool) -> Tracker:
     """Seat 0's nertz AC, read AS (the club as next read), starts a pile; seat 1's waste
     shows a 2C that leaves it as the pile reads 2S, while seat 0's waste shows its 2S all
