@@ -1710,9 +1710,11 @@ class Tracker:
         return 2 if st.covered else 1
 
     #: a lake pile whose top now reads as that card's twin (the same rank, the other suit
-    #: of its colour) shows the same card read the other way, not a card landed on it: no
-    #: card of a pile top's rank may go there (real path, round 8: an AS pile read AC, a
-    #: 2C pile read 2S, a 3C pile read 3S, each credited as a second card and flagged)
+    #: of its colour), with the top's own code among the reader's next reads, shows the
+    #: same card read the other way, not a card landed on it (real path, round 8: an AS
+    #: pile read AC, a 2C pile read 2S, a 3C pile read 3S, each credited as a second card
+    #: and flagged). Without that next read a twin laid on its like is a misplacement
+    #: (oracle rounds 5, 13 and 23 have such)
     TWIN_TOP_REREAD = True
 
     def _arrivals(self, final: bool) -> bool:
@@ -1771,8 +1773,9 @@ class Tracker:
                 elif exp and exp[-1] == seen[-1]:
                     continue
                 elif kind == "lake" and self.TWIN_TOP_REREAD and exp and \
-                        seen[-1] == _twin(exp[-1]):
-                    continue  # the pile's top read as its twin: no card of its rank lands
+                        seen[-1] == _twin(exp[-1]) and \
+                        exp[-1] in [a for a, _p in self.reads.get((dest, seen[-1]), ())]:
+                    continue  # the pile's top read as its twin: the same card
                 elif kind == "lake" and self._under_top(dest) == seen[-1] and \
                         self._drop_unseen_top(dest):
                     return True  # the top was the under card misread: it never landed
@@ -2817,6 +2820,11 @@ class Tracker:
     DROP_UNSEEN_TOP = True
     #: how long before the top landed the card under it must have shown on the pile
     SHOWN_MS = 1000.0
+    #: ... also when the read was sure, if the card landed legally: no one takes a card
+    #: that counts back off the lake, so the card under it showing again means the top was
+    #: a misread (real path, round 0: a JS pile read QS for 2 s, credited to a hidden QS
+    #: of seat 0's waste; seat 1's QS, laid there 11 s later, was taken for the same card)
+    DROP_UNSEEN_LEGAL_TOP = True
 
     def _drop_unseen_top(self, dest: str) -> bool:
         """The engine's top card of lake pile ``dest`` came from no place where the camera
@@ -2848,7 +2856,8 @@ class Tracker:
             self._kind(src) in self.STALE_GONE_KINDS and seen < rec.t_ms - self.STALE_GONE_MS
         if seen is not None and seen <= rec.t_ms + 300 and not stale:
             return False  # seen at its source before it landed: a card that moved
-        if under not in [a for a, _p in rec.evidence.get("reads", ())]:
+        if under not in [a for a, _p in rec.evidence.get("reads", ())] and \
+                not (self.DROP_UNSEEN_LEGAL_TOP and not rec.flags):
             return False
         if self.states[dest].shown.get(under, float("inf")) > rec.t_ms - self.SHOWN_MS:
             return False  # the card under it had not shown there for long before: it may

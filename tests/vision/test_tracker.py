@@ -1834,7 +1834,8 @@ def test_new_cards_on_a_column_are_found_past_misread_or_unseen_lower_cards():
     assert _new_on_column(column, column) is None
 
 
-def _misread_pile(tr: Tracker) -> list[dict]:
+def _misread_pile(tr: Tracker, alternatives: tuple[tuple[str, float], ...] = (
+        ("2H", 0.1), ("3D", 0.05))) -> list[dict]:
     """Seat 0 plays AH and 2H; the pile then reads 3H (2H the reader's next read) under
     seat 0's arm, with no 3H seen anywhere, shows 2H again, and goes on reading 3H; much
     later seat 1 turns a 3H onto its waste and it leaves for the pile."""
@@ -1854,23 +1855,25 @@ def _misread_pile(tr: Tracker) -> list[dict]:
         (_table({0: "9C", 1: "5D"}, {**pile, "seat1:waste": ["6C", "JS", "3H"]}), 20, []),
         (_table({0: "9C", 1: "5D"}, {**pile, "seat1:waste": ["6C", "JS"]}), 40, []),
     ]
-    _play_pile_read_3h(tr, script, boxes)
+    _play_pile_read_3h(tr, script, boxes, alternatives)
     tr.finish()
     return tr.log()
 
 
 def _play_pile_read_3h(tr: Tracker, script: list[tuple[dict[str, list[str]], int, list]],
-                       boxes: dict[str, tuple[float, ...]]) -> None:
-    """:func:`_play_boxed`, each read of 3H on lake pile 0 with 2H as the reader's next
-    read."""
+                       boxes: dict[str, tuple[float, ...]],
+                       alternatives: tuple[tuple[str, float], ...] = (("2H", 0.1),
+                                                                      ("3D", 0.05))
+                       ) -> None:
+    """:func:`_play_boxed`, each read of 3H on lake pile 0 with these next reads (by
+    default 2H first)."""
     n = 0
     for places, repeat, hands in script:
         for _ in range(repeat):
             obs = _boxed(n, places, boxes, hands)
             view = obs.places.get("lake:0")
             if view is not None and view.cards[0].code == "3H":
-                view.cards[0] = SeenCard("3H", boxes["lake:0"],
-                                         alternatives=(("2H", 0.1), ("3D", 0.05)))
+                view.cards[0] = SeenCard("3H", boxes["lake:0"], alternatives=alternatives)
             tr.update(obs)
             n += 1
 
@@ -1895,6 +1898,23 @@ def test_a_lake_card_from_nowhere_misread_for_the_card_under_it_is_dropped(monke
     monkeypatch.setattr(Tracker, "DROP_UNSEEN_TOP", False)
     before = _misread_pile(Tracker(HouseRules(), 2))
     assert _moves(before) != _moves(log)
+
+
+def test_a_legal_lake_card_from_nowhere_read_sure_is_dropped_when_the_card_under_shows(
+        monkeypatch):
+    # the same, the 3H read sure (no next reads): it landed legally, and no one takes a
+    # card that counts back off the lake, so the 2H showing again means it never landed
+    log = _misread_pile(Tracker(HouseRules(), 2), alternatives=())
+    assert _moves(log) == [(0, "AH", "seat0:nertz", "lake:0"),
+                           (0, "2H", "seat0:nertz", "lake:0"),
+                           (1, "3H", "seat1:waste", "lake:0")]
+    assert not [e for e in log if e["type"] in ("flag", "retract")]
+    # without it, the sure 3H stays credited to a hidden card of seat 0, and seat 1's 3H,
+    # seen leaving its waste, is not credited
+    monkeypatch.setattr(Tracker, "DROP_UNSEEN_LEGAL_TOP", False)
+    before = _misread_pile(Tracker(HouseRules(), 2), alternatives=())
+    assert (1, "3H", "seat1:waste", "lake:0") not in _moves(before)
+    assert [m[0] for m in _moves(before) if m[1] == "3H"] == [0]
 
 
 def _twin_read_as_a_played_card(on: bool) -> Tracker:
@@ -3662,6 +3682,40 @@ def test_a_twin_suit_pile_card_is_the_twin_another_seat_lost_unseen_as_it_landed
     assert (1, "2S", "seat1:waste", "lake:0") in _moves(tr.log())
     assert [(e["seat"], e["card"]) for e in tr.log() if e["type"] == "unseen"] == [(0, "2S")]
     assert tr.table.score().lake_cards == [1, 2]
+
+
+def _pile_top_read_as_its_twin(on: bool, next_read: bool = True) -> Tracker:
+    """Seat 0's AS (read sure) starts a pile; seat 1's waste shows an AC and loses it as
+    the pile reads "AC" (with the AS as the reader's next read, 0.03, when ``next_read``)
+    for 3 s."""
+    tr = Tracker(HouseRules(), 2)
+    tr.TWIN_TOP_REREAD = on
+    alts = {("lake:0", "AC"): (("AS", 0.03),)} if next_read else {}
+    pile = {"lake:0": ["AS"]}
+    frames = [_table({0: "AS", 1: "5D"})] * 4 + [_table({0: "9H", 1: "5D"}, pile)] * 10 + \
+        [_table({0: "9H", 1: "5D"}, {**pile, "seat1:waste": ["JD", "AC"]})] * 8 + \
+        [_table({0: "9H", 1: "5D"}, {"lake:0": ["AC"], "seat1:waste": ["JD"]})] * 30
+    for n, places in enumerate(frames):
+        tr.update(_obs_alts(n, places, alts))
+    tr.finish()
+    return tr
+
+
+def test_a_pile_top_read_as_its_twin_with_the_top_as_next_read_is_the_same_card():
+    # no card of the top's rank may build on it: the "AC" read with the AS next is the AS
+    # read the other way, not seat 1's AC laid on it (no move, no flag)
+    played = [(0, "AS", "seat0:nertz", "lake:0")]
+    tr = _pile_top_read_as_its_twin(True)
+    assert _moves(tr.log()) == played and not tr.flags()
+    # without it, seat 1's AC is credited and flagged for the pile's suit
+    misplaced = [*played, (1, "AC", "seat1:waste", "lake:0")]
+    tr = _pile_top_read_as_its_twin(False)
+    assert _moves(tr.log()) == misplaced
+    assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_suit", "AC")]
+    # a twin read sure (the top not among its next reads) is a misplacement, as a
+    # referee would flag a player's AC laid on the AS
+    tr = _pile_top_read_as_its_twin(True, next_read=False)
+    assert _moves(tr.log()) == misplaced
 
 
 def _twin_arrives_on_a_pile(on: bool) -> Tracker:
