@@ -3072,6 +3072,43 @@ def test_a_deal_whose_nertz_top_is_never_read_starts_after_the_columns_are():
     assert not _deal_with_a_nertz_never_read(None).dealt
 
 
+def _deal_with_a_column_read_late(wait: float | None) -> Tracker:
+    """Seat 1's third column (9D) gives the reader nothing for the first 8 s (glare);
+    seat 0 plays AH at 3 s; the column reads 9D from 8 s on."""
+    tr = Tracker(HouseRules(), 2)
+    tr.DEAL_WITHOUT_COLUMN_MS = wait
+    frames = [(_table({0: "AH", 1: "5D"}), 30),
+              (_table({0: "5C", 1: "5D"}, {"lake:0": ["AH"]}), 120)]
+
+    def glare(obs: Observation) -> None:
+        if obs.t_ms < 8000:
+            obs.places.pop("seat1:river2", None)
+
+    _feed_steps(tr, frames, glare)
+    tr.finish()
+    return tr
+
+
+def test_a_deal_with_one_column_never_read_starts_and_learns_the_card_later():
+    # the deal starts 2 s after every other place was read, a hidden card standing for
+    # the unread column; the AH is seen played, and the column's card, once read, takes
+    # the stand-in's place in the deal
+    tr = _deal_with_a_column_read_late(2000.0)
+    assert tr.dealt and tr.seen_deal[1]["river"] == ["KH", "QC", None, "7S"]
+    assert tr.deal_t_ms < 3000
+    assert _moves(tr.log()) == [(0, "AH", "seat0:nertz", "lake:0")]
+    deal = next(e for e in tr.log() if e["type"] == "deal" and e["seat"] == 1)
+    assert deal["river"] == [["KH"], ["QC"], ["9D"], ["7S"]]
+    assert not tr.flags() and tr.nertz_counts() == [12, 13]
+    # waiting for every column: the deal starts only once the 9D is read, after the AH
+    # was laid: the AH is put down to a hidden waste card, and seat 0's nertz pile keeps
+    # one card too many
+    tr = _deal_with_a_column_read_late(None)
+    assert tr.deal_t_ms >= 8000
+    assert (0, "AH", "seat0:nertz", "lake:0") not in _moves(tr.log())
+    assert tr.nertz_counts() == [13, 13]
+
+
 def _run_on_an_unseen_base(on: bool) -> Tracker:
     """Seat 0's nertz 3H starts a pile (its AH and 2H never seen), seat 1's nertz 4H and
     then seat 0's 5H are built on it."""
