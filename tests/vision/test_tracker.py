@@ -633,6 +633,16 @@ def _obs_alts(frame: int, places: dict[str, list[str]],
     return Observation(frame, frame * 100.0, views)
 
 
+def _finished_with_alts(tr: Tracker, frames: list[dict[str, list[str]]],
+                        alternatives: dict[tuple[str, str], tuple[tuple[str, float], ...]]
+                        ) -> Tracker:
+    """``tr`` fed :func:`_obs_alts` of each of ``frames`` (100 ms apart), then finished."""
+    for n, places in enumerate(frames):
+        tr.update(_obs_alts(n, places, alternatives))
+    tr.finish()
+    return tr
+
+
 def test_a_persistent_misread_is_resolved_by_the_readers_alternative_that_fits():
     # seat 0's 9C lies on its river; its new nertz top is 9S, read as 9C in every frame with
     # 9S as the reader's next read: the tracker takes 9S (the 9C cannot be in two places)
@@ -2001,10 +2011,7 @@ def _twin_suit_pile(recode: bool, unsure: str = "A23", one: bool = True) -> Trac
         [_table({0: "9H", 1: "5D"}, {"lake:0": ["3C"]})] * 8 + \
         [_table({0: "9H", 1: "5D"}, {"lake:0": ["3C"], "seat1:waste": ["JD", "4S"]})] * 8 + \
         [_table({0: "9H", 1: "5D"}, {"lake:0": ["4S"], "seat1:waste": ["JD"]})] * 30
-    for n, places in enumerate(frames):
-        tr.update(_obs_alts(n, places, alts))
-    tr.finish()
-    return tr
+    return _finished_with_alts(tr, frames, alts)
 
 
 def test_a_pile_read_in_the_other_suit_of_its_colour_takes_the_suit_of_a_seen_card():
@@ -3615,10 +3622,7 @@ def _twin_pile_over_a_lost_card(lost: bool) -> Tracker:
                                      "seat1:waste": ["JH", "3S"]})] * 8 + \
         [_table({0: "9C", 1: "5D"}, {"lake:0": ["3S"], "seat0:waste": ["JD"],
                                      "seat1:waste": ["JH"]})] * 30
-    for n, places in enumerate(frames):
-        tr.update(_obs_alts(n, places, alts))
-    tr.finish()
-    return tr
+    return _finished_with_alts(tr, frames, alts)
 
 
 def test_a_twin_suit_pile_card_whose_twin_left_unseen_is_that_lost_card():
@@ -3658,10 +3662,7 @@ def _twin_pile_over_a_column_twin(on: bool) -> Tracker:
                                      "seat0:waste": ["8H", "3S"]})] * 8 + \
         [_table({0: "9C", 1: "5D"}, {**after, "lake:0": ["3S"],
                                      "seat0:waste": ["8H"]})] * 30
-    for n, places in enumerate(frames):
-        tr.update(_obs_alts(n, places, alts))
-    tr.finish()
-    return tr
+    return _finished_with_alts(tr, frames, alts)
 
 
 def test_a_twin_suit_pile_card_is_the_twin_its_seat_lost_from_a_column_top():
@@ -3697,10 +3698,7 @@ def _twin_pile_as_another_seat_loses_the_twin(unseen_ms: float | None) -> Tracke
         [_table({0: "9C", 1: "5D"}, {"lake:0": ["2C"], **waste})] * 40 + \
         [_table({0: "9C", 1: "5D"}, {"lake:0": ["2C"], "seat1:waste": ["JD", "3S"]})] * 8 + \
         [_table({0: "9C", 1: "5D"}, {"lake:0": ["3S"], **waste})] * 30
-    for n, places in enumerate(frames):
-        tr.update(_obs_alts(n, places, alts))
-    tr.finish()
-    return tr
+    return _finished_with_alts(tr, frames, alts)
 
 
 def test_a_twin_suit_pile_card_is_the_twin_another_seat_lost_unseen_as_it_landed():
@@ -3732,10 +3730,7 @@ def _pile_top_read_as_its_twin(on: bool, next_read: bool = True) -> Tracker:
     frames = [_table({0: "AS", 1: "5D"})] * 4 + [_table({0: "9H", 1: "5D"}, pile)] * 10 + \
         [_table({0: "9H", 1: "5D"}, {**pile, "seat1:waste": ["JD", "AC"]})] * 8 + \
         [_table({0: "9H", 1: "5D"}, {"lake:0": ["AC"], "seat1:waste": ["JD"]})] * 30
-    for n, places in enumerate(frames):
-        tr.update(_obs_alts(n, places, alts))
-    tr.finish()
-    return tr
+    return _finished_with_alts(tr, frames, alts)
 
 
 def test_a_pile_top_read_as_its_twin_with_the_top_as_next_read_is_the_same_card():
@@ -3769,10 +3764,7 @@ def _twin_arrives_on_a_pile(on: bool) -> Tracker:
                                      "seat1:waste": ["JH", "2C"]})] * 8 + \
         [_table({0: "9H", 1: "5D"}, {"lake:0": ["2S"], **waste,
                                      "seat1:waste": ["JH"]})] * 40
-    for n, places in enumerate(frames):
-        tr.update(_obs_alts(n, places, alts))
-    tr.finish()
-    return tr
+    return _finished_with_alts(tr, frames, alts)
 
 
 def test_a_pile_read_as_a_card_no_seat_lost_takes_the_twin_seen_leaving():
@@ -3842,10 +3834,7 @@ def _waste_card_under_a_draw_lands(on: bool) -> Tracker:
         [_table({0: "8C", 1: "4H"}, {"seat0:waste": ["4D", "JS", "5H"]})] * 8 + \
         [_table({0: "8C", 1: "4H"}, {"seat0:waste": ["4D"],
                                      "seat0:river1": ["QD", "JS"]})] * 30
-    for n, places in enumerate(frames):
-        tr.update(_obs_alts(n, places, alts))
-    tr.finish()
-    return tr
+    return _finished_with_alts(tr, frames, alts)
 
 
 def test_a_card_seen_on_the_waste_lately_is_a_likely_read_on_a_column_it_fits():
