@@ -96,6 +96,11 @@ class _PlaceState:
     bare_n: int = 0  # how many such views
     #: when the reader last read the settled top as its twin (a nertz pile's KC read KS)
     twin_read_t: float = -1.0
+    #: when the settled top (or, settled empty, no card) last showed as the raw top, and
+    #: that time for the state before the last change: a card that arrived since cannot
+    #: have landed before it
+    top_seen_t: float = -1.0
+    before_seen_t: float = -1.0
 
 
 @dataclass
@@ -110,6 +115,9 @@ class _Record:
     evidence: dict[str, Any] = field(default_factory=dict)
     cards: list[str] | None = None  # a draw's cards
     flags: list[Flag] = field(default_factory=list)
+    #: the earliest time the move can have been made (its place last showed the state
+    #: before it then); None: timed as seen
+    earliest: int | None = None
 
 
 class Tracker:
@@ -697,6 +705,9 @@ class Tracker:
                 st.twin_read_t = float(obs.t_ms)  # (read as its twin, taken for itself)
             if top != st.top:
                 st.top, st.top_frame, st.top_t = top, obs.frame, float(obs.t_ms)
+            if st.stable is not None and view is not None and (
+                    top == st.stable[-1] if st.stable else not codes and not covered):
+                st.top_seen_t = float(obs.t_ms)
             if top is not None:
                 st.first.setdefault(top, float(obs.t_ms))
                 if place.kind == "nertz":
@@ -722,6 +733,7 @@ class Tracker:
                 if first < st.top_t - 1000:
                     first = st.top_t  # an old glimpse, not this arrival
                 was_empty = st.stable == ()
+                st.before_seen_t = st.top_seen_t
                 st.stable, st.stable_frame = st.cand, obs.frame
                 st.tops = [*st.tops[-3:], (st.stable[-1] if st.stable else None,
                                            float(obs.t_ms))]
@@ -2043,7 +2055,9 @@ class Tracker:
                 if not self._own_card_after_all(action) and \
                         not self._missing_under_misplaced(action):
                     self._unseen_base_under_run(action)
-            if self._commit(action, t, at_frame, frames=frames, evidence=evidence):
+            earliest = int(st.before_seen_t) + 1 if 0 <= st.before_seen_t < t else None
+            if self._commit(action, t, at_frame, frames=frames, evidence=evidence,
+                            earliest=earliest):
                 if kind == "lake" and dest not in self.lake_map:
                     self.lake_map[dest] = int(action.dst.split(":")[1])  # type: ignore[union-attr]
                 for move in late:  # (a frame later: they landed after it, not in a tie)
@@ -4977,7 +4991,7 @@ class Tracker:
     # --- committing ---------------------------------------------------------------------
     def _commit(self, action: Action, t: float, frame: int, *, inferred: bool = False,
                 frames: tuple[int, int] | None = None, evidence: dict[str, Any] | None = None,
-                cards: list[str] | None = None) -> bool:
+                cards: list[str] | None = None, earliest: int | None = None) -> bool:
         table = self.table
         assert table is not None
         t_ms = max(int(t), table.now)
@@ -4999,7 +5013,7 @@ class Tracker:
             flags = []  # the camera cannot count a stock: its rule checks are not evidence
         self._pass.append(action)
         rec = _Record(action, t_ms, frame, frames or (frame, frame), inferred,
-                      evidence or {}, cards, flags)
+                      evidence or {}, cards, flags, earliest)
         self.records.append(rec)
         if isinstance(action, EndRound):
             return True  # finish() writes the round_end with the scores
@@ -5040,7 +5054,8 @@ class Tracker:
             # (a move is timed by the first frame that shows it settled: up to a few
             # frames late, so those within CALL_SLACK_MS of the call stay before it)
             r = next((i for i, rec in enumerate(self.records)
-                      if rec.t_ms > t + self.CALL_SLACK_MS), None)
+                      if rec.t_ms > t + self.CALL_SLACK_MS
+                      and not self._maybe_before(rec, t)), None)
             if left and self._nertz_seen_empty(seat, t):
                 # the camera shows the pile empty since before the call while the tracker
                 # still counts cards in it: they left unseen (or taken for waste cards).
@@ -5056,11 +5071,48 @@ class Tracker:
                     if not left else
                     f"the camera saw seat{seat}'s nertz pile empty at the call, while the "
                     f"tracker counts {left} card(s) in it: review")
+            kept = self.records
+            if self._retime_before_call(t, r) and r is None:
+                r = len(self.records)  # (to put the call after the retimed ones)
             fresh = self._rebuilt(self.records[:r]) if r is not None else None
             if fresh is None or not self._insert_at(
                     r, fresh, Call(seat), max(int(t), fresh.now), self.frame, evidence,
                     "it came after the call", inferred=False):
+                self.records = kept  # (their own times, as the engine has them)
                 self._commit(Call(seat), t, self.frame, evidence=evidence)
+
+    #: a card whose arrival showed later than a call (and :attr:`CALL_SLACK_MS`) but whose
+    #: place last showed it absent no later than the call and ``call_grace_ms`` may have
+    #: landed in time: it stays before the call, timed at the call, and counts (real path,
+    #: round 14: seat 2's 6C landed under a hand 20 ms before seat 3's call, the pile last
+    #: read without it 80 ms before; first read 320 ms after, it was flagged
+    #: ``round_over``). False: off
+    LANDED_BEFORE_CALL = True
+
+    def _maybe_before(self, rec: _Record, t: float) -> bool:
+        """May ``rec``'s move have landed by a call at ``t`` (its grace included)?"""
+        return self.LANDED_BEFORE_CALL and rec.earliest is not None and \
+            isinstance(rec.action, Move) and \
+            rec.earliest <= t + self.rules.call_grace_ms
+
+    def _retime_before_call(self, t: float, r: int | None) -> bool:
+        """Time the records before ``r`` that showed later than a call at ``t`` but may
+        have landed by it (:meth:`_maybe_before`) at the call (never before the record
+        ahead of them); whether any was."""
+        changed = False
+        records = list(self.records)
+        prev = 0
+        for i, rec in enumerate(records[:r]):
+            if rec.t_ms > t + self.CALL_SLACK_MS and self._maybe_before(rec, t):
+                when = max(prev, int(t))
+                records[i] = replace(rec, t_ms=when, evidence={
+                    **rec.evidence, "timed": f"showed at {rec.t_ms} ms, last seen without "
+                                             f"it at {rec.earliest - 1} ms: by the call"})
+                changed = True
+            prev = records[i].t_ms
+        if changed:
+            self.records = records
+        return changed
 
     def _nertz_seen_empty(self, seat: int, t: float) -> bool:
         """Has the camera shown ``seat``'s nertz pile empty since no later than just after

@@ -1672,6 +1672,59 @@ def test_a_move_seen_after_a_call_but_decided_before_it_is_applied_is_after_the_
     assert [(f["seat"], f["rule"], f["card"]) for f in tr.flags()] == [(1, "round_over", "AD")]
 
 
+def _card_under_a_hand_across_a_call(rule: bool, seen_after_call: bool) -> Tracker:
+    """Seat 0 plays its spades, Ace to King, and calls; seat 1's 2D lands on its AD pile
+    under a hand around the call, first read 450 ms after it. The pile last read without
+    it just before the call, or (``seen_after_call``) 100 ms after it."""
+    spades = ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "QS", "KS"]
+    river0 = {"seat0:river0": ["KH"]}
+    frames = [_table({0: "AS", 1: "AD"}, river0)]
+    for i, card in enumerate(spades):
+        places = _table({0: spades[i + 1] if i + 1 < 13 else "AS", 1: "2D"},
+                        {**river0, "lake:0": [card], "lake:1": ["AD"]})
+        if i + 1 == 13:
+            del places["seat0:nertz"]  # the pile is empty
+        frames.append(places)
+    tr = Tracker(HouseRules(), 2)
+    tr.LANDED_BEFORE_CALL = rule
+    _feed(tr, frames, repeat=4)
+    n = int(tr.frame) + 1
+    clear = 3 if seen_after_call else 2  # frames still showing the pile's AD
+    call_t = (n + 1) * 100.0 + 50.0
+    last = dict(frames[-1])
+    for k in range(30):
+        places = dict(last)
+        if k >= clear + 3:
+            places.update({"seat1:nertz": ["9H"], "lake:1": ["AD", "2D"]})
+        obs = _obs(n + k, places)
+        if clear <= k < clear + 3:  # a hand over the pile and the seat's nertz pile
+            for name in ("lake:1", "seat1:nertz"):
+                obs.places[name] = PlaceView(name, [], 0.9)
+        if obs.t_ms >= call_t and not tr._pending_calls and \
+                not any(e["type"] == "call" for e in tr.log()):
+            tr.call(0, call_t)
+        tr.update(obs)
+    tr.finish()
+    return tr
+
+
+def test_a_card_that_may_have_landed_under_a_hand_by_the_call_counts():
+    # the 2D showed 450 ms after seat 0's call, but its pile was last read without it
+    # 50 ms before the call: it may have landed in time, so it counts, timed at the call
+    # (LANDED_BEFORE_CALL); seen without it after the call, it is flagged round_over
+    tr = _card_under_a_hand_across_a_call(rule=True, seen_after_call=False)
+    call = next(e for e in tr.log() if e["type"] == "call")
+    move = next(e for e in tr.log() if e["type"] == "move" and e["card"] == "2D")
+    assert move["t_ms"] == call["t_ms"] and call["valid"]
+    assert not tr.flags()
+    assert tr.log()[-1]["lake_cards"] == [13, 2]
+    for rule, after in ((False, False), (True, True)):
+        tr = _card_under_a_hand_across_a_call(rule=rule, seen_after_call=after)
+        assert [(f["seat"], f["rule"], f["card"]) for f in tr.flags()] == [
+            (1, "round_over", "2D")]
+        assert tr.log()[-1]["lake_cards"] == [13, 1]
+
+
 def test_a_card_like_the_misplaced_one_under_the_top_landing_on_it_is_a_move():
     # seat 1 misplaces 4D on the diamonds (on 2D), seat 0 plays 3D on it (legal), then its
     # own 4D: the pile shows 4D again, but 3D counts and stays and a hand came: a new card,
