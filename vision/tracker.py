@@ -1365,6 +1365,12 @@ class Tracker:
     #: empty, for that place or unseen (a missed departure no longer blocks the column
     #: for the rest of the round). None: off
     EMPTIED_COLUMN_MS: float | None = 3000.0
+    #: ... unless the column settled with one of the engine's cards on top after it was
+    #: seen empty: the empty view was a glitch, and a card that settled on the column later
+    #: (its lower cards not read) is no sign that they left (real path, round 1: seat 0's
+    #: 9C 8D column read empty for one frame, then 8D again for 5 s; the 7C laid on it,
+    #: read alone, had the 8D recorded gone unseen and the 7C's move held back 12 s)
+    EMPTY_THEN_SHOWN = True
 
     def _emptied_columns(self, final: bool) -> bool:
         """Take the engine's cards out of a column the camera showed empty (see
@@ -1386,6 +1392,9 @@ class Tracker:
                 if st.refilled_t < st.empty_t or set(st.stable) & set(exp) or \
                         not final and self.t_ms - st.refilled_t < self.wait_ms:
                     continue
+                if self.EMPTY_THEN_SHOWN and any(
+                        st.settled.get(c, -1.0) > st.empty_t for c in exp):
+                    continue  # (it showed the engine's card again after: not emptied)
                 since = st.empty_t
             elif not final and self.t_ms - st.stable_t < self.EMPTIED_COLUMN_MS:
                 continue
@@ -1751,6 +1760,12 @@ class Tracker:
     #: (oracle rounds 5, 13 and 23 have such)
     TWIN_TOP_REREAD = True
 
+    #: a column whose view settles as one card that may legally lie on the engine's top,
+    #: right after it settled showing that top, had the card laid on it: the fan's lower
+    #: strips are not read (real path, round 1: seat 0's 7C on its 9C 8D, read alone for
+    #: 12 s, waited until the 9C was read). False: off
+    LONE_NEW_TOP = True
+
     def _arrivals(self, final: bool) -> bool:
         table = self.table
         assert table is not None
@@ -1795,6 +1810,12 @@ class Tracker:
                         # that card laid on it, when it may legally lie there (misreads are
                         # no evidence of an illegal placement)
                         run, misread_under = seen[-1:], True
+                    elif self.LONE_NEW_TOP and len(seen) == 1 and len(exp) > 1 and \
+                            seen[0] not in exp and _builds_down(seen[0], exp[-1]) and \
+                            len(st.tops) >= 2 and st.tops[-2][0] == exp[-1]:
+                        # the column read as one new card, right after it settled with the
+                        # engine's top: laid on it, the fan's lower strips not read
+                        run, misread_under = seen, True
                     else:
                         continue
             else:

@@ -3345,6 +3345,55 @@ def test_a_column_seen_empty_then_filled_lost_its_old_cards_unseen():
     assert not [e for e in tr.log() if e["type"] == "unseen"]
 
 
+def _card_on_a_column_read_alone(empty_then_shown: bool, lone_new_top: bool
+                                 ) -> tuple[Tracker, list[dict]]:
+    """Seat 0 lays its nertz JC on its QD column; the column reads empty for a few frames
+    (a glitch), then QD JC again; then seat 0 lays its nertz 10H on it, and the column
+    reads 10H alone (the fan's lower strips not read) while a hand hides the nertz pile
+    for 3 s."""
+    tr = Tracker(HouseRules(), 2)
+    tr.EMPTY_THEN_SHOWN, tr.LONE_NEW_TOP = empty_then_shown, lone_new_top
+    steps = [(_table({0: "JC", 1: "4H"}), 10),
+             (_table({0: "10H", 1: "4H"}, {"seat0:river1": ["QD", "JC"]}), 20),
+             (_table({0: "10H", 1: "4H"}, {"seat0:river1": []}), 4),
+             (_table({0: "10H", 1: "4H"}, {"seat0:river1": ["QD", "JC"]}), 40),
+             (_table({0: "5S", 1: "4H"}, {"seat0:river1": ["10H"]}), 60)]
+
+    def shown_empty(obs: Observation) -> None:
+        if "seat0:river1" not in obs.places:
+            obs.places["seat0:river1"] = PlaceView("seat0:river1", [])
+        if 74 <= obs.frame < 104:
+            obs.places["seat0:nertz"] = PlaceView("seat0:nertz", [], 0.9)
+
+    _feed_steps(tr, steps, adjust=shown_empty)
+    tr.finish()
+    return tr, [e for e in tr.log() if e["type"] in ("move", "unseen")]
+
+
+def test_a_card_read_alone_on_a_column_that_showed_its_top_lies_on_it():
+    # the one-frame-run empty view was a glitch (the column showed its JC again after it:
+    # EMPTY_THEN_SHOWN), and the 10H read alone may lie on the JC it replaced as the
+    # column's read top (LONE_NEW_TOP): laid there, timed when it showed (7.4 s)
+    tr, events = _card_on_a_column_read_alone(True, True)
+    assert [(e["type"], e["card"], e["from"], e.get("to")) for e in events] == [
+        ("move", "JC", "seat0:nertz", "seat0:river1"),
+        ("move", "10H", "seat0:nertz", "seat0:river1")]
+    assert 7400 <= events[1]["t_ms"] <= 7700
+    assert [c.code for c in tr.table.layouts[0].river[1]] == ["QD", "JC", "10H"]
+    assert tr.nertz_counts() == [11, 13] and not tr.flags()
+    # without the glitch rule, the JC is taken for gone unseen when the 10H shows, and the
+    # 10H for gone from the nertz pile to nowhere
+    _tr, events = _card_on_a_column_read_alone(False, True)
+    assert [(e["type"], e["card"], e["from"]) for e in events] == [
+        ("move", "JC", "seat0:nertz"), ("unseen", "JC", "seat0:river1"),
+        ("unseen", "10H", "seat0:nertz")]
+    # without the lone-top rule, the 10H waits until the hand leaves the nertz pile, and
+    # its move is inferred 3 s late
+    tr, events = _card_on_a_column_read_alone(True, False)
+    assert [e["card"] for e in events] == ["JC", "10H"]
+    assert events[1]["t_ms"] >= 10000 and events[1].get("inferred")
+
+
 def _run_moved_onto_a_misread_column(wait_ms: float | None) -> Tracker:
     """Seat 0's QD column moves onto its KS column, which is read with two stray codes
     under the QD; the emptied column shows empty in plain view."""
