@@ -1371,6 +1371,11 @@ class Tracker:
     #: 9C 8D column read empty for one frame, then 8D again for 5 s; the 7C laid on it,
     #: read alone, had the 8D recorded gone unseen and the 7C's move held back 12 s)
     EMPTY_THEN_SHOWN = True
+    #: all of an emptied column's cards leave, not only its top: the record that took the
+    #: top out (timed later than the view) is not a card laid there since (real path,
+    #: round 1: seat 2's 4S 3H column moved unseen, read empty, then refilled with its
+    #: nertz QD: the 3H left, the 4S stayed, and the QD was never taken from the pile)
+    EMPTIED_WHOLE = True
 
     def _emptied_columns(self, final: bool) -> bool:
         """Take the engine's cards out of a column the camera showed empty (see
@@ -1400,7 +1405,7 @@ class Tracker:
                 continue
             else:
                 since = st.stable_t
-            if since <= self._last_touched(name):
+            if since <= self._last_touched(name, emptied=not self.EMPTIED_WHOLE):
                 continue  # (seen empty before the engine's cards came there)
             seat = Place.parse(name).seat
             assert seat is not None
@@ -1416,11 +1421,15 @@ class Tracker:
                                 evidence=evidence)
         return False
 
-    def _last_touched(self, place: str) -> float:
+    def _last_touched(self, place: str, emptied: bool = True) -> float:
         """When the engine's last record moved a card onto or off ``place`` (the deal:
-        0)."""
+        0); without ``emptied``, records that took cards off it because the camera showed it
+        empty do not count."""
+        shown_empty = f"the camera showed {place} empty"
         for rec in reversed(self.records):
             a = rec.action
+            if not emptied and str(rec.evidence.get("why", "")).startswith(shown_empty):
+                continue
             if place in (getattr(a, "src", None), getattr(a, "dst", None)):
                 return float(rec.t_ms)
         return 0.0

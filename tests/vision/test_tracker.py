@@ -3381,17 +3381,50 @@ def test_a_card_read_alone_on_a_column_that_showed_its_top_lies_on_it():
     assert 7400 <= events[1]["t_ms"] <= 7700
     assert [c.code for c in tr.table.layouts[0].river[1]] == ["QD", "JC", "10H"]
     assert tr.nertz_counts() == [11, 13] and not tr.flags()
-    # without the glitch rule, the JC is taken for gone unseen when the 10H shows, and the
-    # 10H for gone from the nertz pile to nowhere
+    # without the glitch rule, the QD and JC are taken for gone unseen when the 10H shows
+    # (and the 10H for laid on the emptied column)
     _tr, events = _card_on_a_column_read_alone(False, True)
     assert [(e["type"], e["card"], e["from"]) for e in events] == [
         ("move", "JC", "seat0:nertz"), ("unseen", "JC", "seat0:river1"),
-        ("unseen", "10H", "seat0:nertz")]
+        ("unseen", "QD", "seat0:river1"), ("move", "10H", "seat0:nertz")]
     # without the lone-top rule, the 10H waits until the hand leaves the nertz pile, and
     # its move is inferred 3 s late
     tr, events = _card_on_a_column_read_alone(True, False)
     assert [e["card"] for e in events] == ["JC", "10H"]
     assert events[1]["t_ms"] >= 10000 and events[1].get("inferred")
+
+
+def _two_card_column_emptied_unseen(whole: bool) -> Tracker:
+    """Seat 0 lays its nertz 6S on its 7H column; the column is then seen empty (where the
+    two cards went, nobody saw), and its next nertz card, KC, fills it."""
+    tr = Tracker(HouseRules(), 2)
+    tr.EMPTIED_WHOLE = whole
+    steps = [(_table({0: "6S", 1: "4H"}), 10),
+             (_table({0: "KC", 1: "4H"}, {"seat0:river3": ["7H", "6S"]}), 20),
+             (_table({0: "KC", 1: "4H"}, {"seat0:river3": []}), 20),
+             (_table({0: "4D", 1: "4H"}, {"seat0:river3": ["KC"]}), 40)]
+
+    def shown_empty(obs: Observation) -> None:
+        if "seat0:river3" not in obs.places:
+            obs.places["seat0:river3"] = PlaceView("seat0:river3", [])
+
+    _feed_steps(tr, steps, adjust=shown_empty)
+    return tr
+
+
+def test_a_column_seen_empty_loses_all_its_cards_not_only_its_top():
+    tr = _two_card_column_emptied_unseen(True)
+    events = [e for e in tr.log() if e["type"] in ("move", "unseen")]
+    assert [(e["type"], e["card"], e["from"]) for e in events] == [
+        ("move", "6S", "seat0:nertz"), ("unseen", "6S", "seat0:river3"),
+        ("unseen", "7H", "seat0:river3"), ("move", "KC", "seat0:nertz")]
+    assert [c.code for c in tr.table.layouts[0].river[3]] == ["KC"]
+    assert tr.nertz_counts() == [11, 13] and not tr.flags()
+    # the record that took the 6S out, timed after the empty view, once blocked the 7H:
+    # it stayed, and the KC never landed
+    tr = _two_card_column_emptied_unseen(False)
+    assert [c.code for c in tr.table.layouts[0].river[3]] == ["7H"]
+    assert tr.nertz_counts() == [12, 13]
 
 
 def _run_moved_onto_a_misread_column(wait_ms: float | None) -> Tracker:
