@@ -2026,6 +2026,10 @@ class Tracker:
                 if not is_retract:
                     owner = Place.parse(src).seat  # type: ignore[assignment]
                 action: Action = Retract(owner, code, src, dest)
+                why_not = table.is_legal(action)
+                if self.NO_LEGAL_RETRACT and not is_retract and why_not is not True and \
+                        why_not.rule == "retract_legal_card":
+                    continue  # (a card correctly placed is never taken back: a misread)
             else:
                 dst = dest
                 if kind == "lake":
@@ -2280,6 +2284,14 @@ class Tracker:
     #: seat 3's waste took back its AS from the spade pile, under the 2S laid on it; the
     #: pile's ace then went to seat 2, whose own nertz AS was refused 30 s later)
     RETRACT_COUNTED_SEEN_GONE = True
+    #: a card correctly placed is never taken back (RULES.md): a column card seen showing
+    #: on its seat's nertz pile or waste, where it came from, while it lies legally on the
+    #: column is a misread there, not a take-back (real path, round 1: seat 2's nertz KD,
+    #: read QD, took back the QD laid on a column 30 s before, one nertz card too many).
+    #: Take-backs from the lake are left as they were (oracle round 23: two real ones of
+    #: cards the engine had as rightly placed, its pile's view being out of step). False:
+    #: such take-backs are flagged ``retract_legal_card``
+    NO_LEGAL_RETRACT = True
 
     def _counted_card_left(self, src: str, code: str, score: int) -> bool:
         """See :attr:`RETRACT_COUNTED_SEEN_GONE`: whether lake pile ``src`` (an engine

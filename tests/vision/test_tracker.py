@@ -3427,6 +3427,32 @@ def test_a_column_seen_empty_loses_all_its_cards_not_only_its_top():
     assert tr.nertz_counts() == [12, 13]
 
 
+def _legal_card_read_back_on_its_pile(rule: bool) -> Tracker:
+    """Seat 0 lays its nertz 6S on its 7H column; 3 s later the column reads 7H alone and
+    the nertz pile's next card reads 6S."""
+    tr = Tracker(HouseRules(), 2)
+    tr.NO_LEGAL_RETRACT = rule
+    _feed_steps(tr, [(_table({0: "6S", 1: "4H"}), 10),
+                     (_table({0: "5D", 1: "4H"}, {"seat0:river3": ["7H", "6S"]}), 30),
+                     (_table({0: "6S", 1: "4H"}, {"seat0:river3": ["7H"]}), 40)])
+    tr.finish()
+    return tr
+
+
+def test_a_card_correctly_placed_is_never_taken_back():
+    # RULES.md: a correctly placed card is never taken back; reads that look like one are
+    # misreads (NO_LEGAL_RETRACT): the 6S stays on the column, one card out of the pile
+    tr = _legal_card_read_back_on_its_pile(True)
+    assert [e["type"] for e in tr.log() if e["type"] in ("move", "retract")] == ["move"]
+    assert tr.nertz_counts() == [12, 13] and not tr.flags()
+    # without it: a take-back, flagged, and the card counted in the nertz pile again
+    tr = _legal_card_read_back_on_its_pile(False)
+    assert [e["type"] for e in tr.log() if e["type"] in ("move", "retract")] == [
+        "move", "retract"]
+    assert tr.nertz_counts() == [13, 13]
+    assert [(f["rule"], f["card"]) for f in tr.flags()] == [("retract_legal_card", "6S")]
+
+
 def _run_moved_onto_a_misread_column(wait_ms: float | None) -> Tracker:
     """Seat 0's QD column moves onto its KS column, which is read with two stray codes
     under the QD; the emptied column shows empty in plain view."""
