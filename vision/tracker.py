@@ -1415,7 +1415,7 @@ class Tracker:
                 continue  # (still empty: nothing waits on it)
             action = action or Unseen(seat, exp[-1], name)
             evidence = {"why": f"the camera showed {name} empty from {since:.0f} ms while "
-                               f"the tracker still had this card there"}
+                               f"the tracker still had this card there", "emptied": name}
             evidence["seen_on"] = action.dst if isinstance(action, Move) else "nowhere"
             return self._commit(action, at, st.stable_frame, inferred=True,
                                 evidence=evidence)
@@ -1425,10 +1425,9 @@ class Tracker:
         """When the engine's last record moved a card onto or off ``place`` (the deal:
         0); without ``emptied``, records that took cards off it because the camera showed it
         empty do not count."""
-        shown_empty = f"the camera showed {place} empty"
         for rec in reversed(self.records):
             a = rec.action
-            if not emptied and str(rec.evidence.get("why", "")).startswith(shown_empty):
+            if not emptied and rec.evidence.get("emptied") == place:
                 continue
             if place in (getattr(a, "src", None), getattr(a, "dst", None)):
                 return float(rec.t_ms)
