@@ -94,6 +94,18 @@ def _feed_steps(tracker: Tracker, steps: list[tuple[dict[str, list[str]], int]],
             n += 1
 
 
+def _show_empty(obs: Observation, place: str) -> None:
+    """Give ``obs`` an empty view of ``place`` when it lists no cards there (a place seen
+    empty in plain view, which :func:`_obs` leaves out)."""
+    if place not in obs.places:
+        obs.places[place] = PlaceView(place, [])
+
+
+def _shown_empty(place: str) -> Callable[[Observation], None]:
+    """An ``adjust`` for :func:`_feed_steps`: :func:`_show_empty` of ``place``."""
+    return lambda obs: _show_empty(obs, place)
+
+
 def _feed_made(tracker: Tracker, steps: list[tuple[dict[str, list[str]], int, Any]],
                make: Callable[[int, dict[str, list[str]], Any], Observation]) -> None:
     """Feed ``(places, frames, extra)`` steps on one frame clock, each observation made by
@@ -3321,11 +3333,7 @@ def _column_emptied_unseen(wait_ms: float | None, refill: bool = True) -> Tracke
     if refill:
         steps.append((_table({0: "4D", 1: "4H"}, {"seat0:river3": ["KC"]}), 30))
 
-    def shown_empty(obs: Observation) -> None:
-        if "seat0:river3" not in obs.places:
-            obs.places["seat0:river3"] = PlaceView("seat0:river3", [])
-
-    _feed_steps(tr, steps, adjust=shown_empty)
+    _feed_steps(tr, steps, adjust=_shown_empty("seat0:river3"))
     return tr
 
 
@@ -3360,8 +3368,7 @@ def _card_on_a_column_read_alone(empty_then_shown: bool, lone_new_top: bool
              (_table({0: "5S", 1: "4H"}, {"seat0:river1": ["10H"]}), 60)]
 
     def shown_empty(obs: Observation) -> None:
-        if "seat0:river1" not in obs.places:
-            obs.places["seat0:river1"] = PlaceView("seat0:river1", [])
+        _show_empty(obs, "seat0:river1")
         if 74 <= obs.frame < 104:
             obs.places["seat0:nertz"] = PlaceView("seat0:nertz", [], 0.9)
 
@@ -3404,11 +3411,7 @@ def _two_card_column_emptied_unseen(whole: bool) -> Tracker:
              (_table({0: "KC", 1: "4H"}, {"seat0:river3": []}), 20),
              (_table({0: "4D", 1: "4H"}, {"seat0:river3": ["KC"]}), 40)]
 
-    def shown_empty(obs: Observation) -> None:
-        if "seat0:river3" not in obs.places:
-            obs.places["seat0:river3"] = PlaceView("seat0:river3", [])
-
-    _feed_steps(tr, steps, adjust=shown_empty)
+    _feed_steps(tr, steps, adjust=_shown_empty("seat0:river3"))
     return tr
 
 
@@ -3516,8 +3519,7 @@ def _unsure_card_on_emptied_column(on: bool) -> Tracker:
     tr.EMPTIED_COLUMN_FITS = on
 
     def unsure(obs: Observation) -> None:
-        if "seat0:river3" not in obs.places:
-            obs.places["seat0:river3"] = PlaceView("seat0:river3", [])
+        _show_empty(obs, "seat0:river3")
         view = obs.places["seat0:river3"]
         if view.codes == ["KC"]:
             view.cards = [SeenCard("KC", BOX, 0.8, alternatives=(("KH", 0.14),))]
