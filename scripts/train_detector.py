@@ -2,8 +2,8 @@
 from yaml (no pretrained weights), on a dataset of ``scripts.make_dataset``; export ONNX to
 models/.
 
-Runs on the CPU here and unchanged on a GPU (``--device 0``); checkpoints every epoch and
-resumes with ``--resume``.
+Runs on the CPU here and unchanged on a GPU (``--device 0``, ``--workers`` loaders,
+``--time`` hours instead of epochs); checkpoints every epoch and resumes with ``--resume``.
 
     python -m scripts.make_dataset --out datasets/cards --stills 400 --tile 320
     python -m scripts.train_detector --data datasets/cards/data.yaml --epochs 30 --imgsz 320
@@ -20,10 +20,13 @@ from scripts.yolo_train import ROOT, export, run
 
 def train(data: Path, epochs: int, imgsz: int, batch: int, device: str, project: Path,
           name: str, seed: int, resume: Path | None, model_yaml: str,
-          lr0: float | None = None, warmup_epochs: float = 3.0) -> Path:
+          lr0: float | None = None, warmup_epochs: float = 3.0, workers: int = 4,
+          hours: float | None = None) -> Path:
     # the renders already vary light, scale and angle: mosaic and mild HSV jitter suffice
     rate = {} if lr0 is None else {"optimizer": "AdamW", "lr0": lr0}
-    return run(model_yaml, resume, data, project, name, device, seed, epochs=epochs,
+    if hours is not None:
+        rate["time"] = hours
+    return run(model_yaml, resume, data, project, name, device, seed, workers, epochs=epochs,
                imgsz=imgsz, batch=batch, degrees=0.0, mosaic=1.0, close_mosaic=2,
                hsv_h=0.015, hsv_s=0.4, hsv_v=0.3, scale=0.3, translate=0.1,
                warmup_epochs=warmup_epochs, **rate)
@@ -42,7 +45,8 @@ def main(argv: list[str] | None = None) -> None:
         print(export(args.export_only, args.imgsz, args.out))
         return
     best = train(args.data, args.epochs, args.imgsz, args.batch, args.device, args.project,
-                 args.name, args.seed, args.resume, args.model, args.lr0, args.warmup_epochs)
+                 args.name, args.seed, args.resume, args.model, args.lr0, args.warmup_epochs,
+                 args.workers, args.time)
     print(f"best weights: {best}")
     print(f"exported: {export(best, args.imgsz, args.out)}")
 

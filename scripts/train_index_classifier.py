@@ -17,13 +17,15 @@ from scripts.yolo_train import ROOT, export, run
 
 
 def train(data: Path, epochs: int, imgsz: int, batch: int, device: str, project: Path,
-          name: str, seed: int, resume: Path | None, model_yaml: str, lr0: float) -> Path:
+          name: str, seed: int, resume: Path | None, model_yaml: str, lr0: float,
+          workers: int = 4, hours: float | None = None) -> Path:
     # no flips (an index is not mirror-symmetric); the crops are already augmented, so
     # Ultralytics' own crops keep 90-100 % of the image
-    return run(model_yaml, resume, data, project, name, device, seed, epochs=epochs,
+    more = {} if hours is None else {"time": hours}
+    return run(model_yaml, resume, data, project, name, device, seed, workers, epochs=epochs,
                imgsz=imgsz, batch=batch, scale=0.1, erasing=0.1, auto_augment=None,
                hsv_h=0.02, hsv_s=0.4, hsv_v=0.3, optimizer="AdamW", lr0=lr0,
-               warmup_epochs=1)
+               warmup_epochs=1, **more)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -36,7 +38,8 @@ def main(argv: list[str] | None = None) -> None:
         print(export(args.export_only, args.imgsz, args.out))
         return
     best = train(args.data, args.epochs, args.imgsz, args.batch, args.device, args.project,
-                 args.name, args.seed, args.resume, args.model, args.lr0)
+                 args.name, args.seed, args.resume, args.model, args.lr0, args.workers,
+                 args.time)
     print(f"best weights: {best}")
     print(f"exported: {export(best, args.imgsz, args.out)}")
 

@@ -20,21 +20,59 @@ def offline_env() -> None:
     os.environ["YOLO_AUTOINSTALL"] = "False"
 
 
+def _results_csv(trainer: Any) -> dict[str, list]:
+    """``results.csv`` as columns, with the standard library (``BaseTrainer.read_results_csv``
+    without polars)."""
+    import csv
+
+    try:
+        with open(trainer.csv, newline="") as f:
+            rows = list(csv.DictReader(f))
+    except OSError:
+        return {}
+    columns: dict[str, list] = {k.strip(): [] for k in (rows[0] if rows else {})}
+    for row in rows:
+        for k, v in row.items():
+            try:
+                columns[k.strip()].append(float(v))
+            except (TypeError, ValueError):
+                columns[k.strip()].append(v)
+    return columns
+
+
+def offline_trainer() -> None:
+    """Fit Ultralytics' trainer to a machine that reaches no network: the AMP check, which
+    must download ``yolo26n.pt`` to compare with, is skipped (AMP stays on, as Ultralytics
+    does when it is offline), and a GPU image without polars (a 50 MB wheel) still writes
+    its checkpoints."""
+    import importlib.util
+
+    from ultralytics.engine import trainer
+
+    def amp_on_accelerators(model: Any) -> bool:
+        return next(model.parameters()).device.type not in ("cpu", "mps")
+
+    trainer.check_amp = amp_on_accelerators
+    if importlib.util.find_spec("polars") is None:
+        trainer.BaseTrainer.read_results_csv = _results_csv
+
+
 def run(model_yaml: str, resume: Path | None, data: Path, project: Path, name: str,
-        device: str, seed: int, **train_args: Any) -> Path:
+        device: str, seed: int, workers: int = 4, **train_args: Any) -> Path:
     """Train from ``model_yaml`` (from scratch), from a ``.pt`` model's weights (fine-tuning
     an earlier run of this project), or resume ``resume``; returns the best weights.
     Checkpoints are written every epoch."""
     offline_env()
     from ultralytics import YOLO
 
+    offline_trainer()
     if resume is not None:
         model = YOLO(str(resume))
         model.train(resume=True)
     else:
         model = YOLO(model_yaml)
         model.train(data=str(data.resolve()), device=device,
-                    workers=0 if device == "cpu" else 4, seed=seed, deterministic=True,
+                    workers=0 if device == "cpu" else workers, seed=seed, deterministic=True,
                     pretrained=model_yaml.endswith(".pt"), plots=False, amp=device != "cpu",
                     project=str(project.resolve()), name=name, exist_ok=True,
                     fliplr=0.0, flipud=0.0, patience=100, verbose=True, cos_lr=True,
@@ -108,6 +146,11 @@ def parser(doc: str, data: Path, out: Path, name: str, model: str, epochs: int, 
     p.add_argument("--imgsz", type=int, default=imgsz)
     p.add_argument("--batch", type=int, default=batch)
     p.add_argument("--device", default="cpu", help="cpu, or a GPU index such as 0")
+    p.add_argument("--workers", type=int, default=4,
+                   help="data-loading processes on a GPU (the CPU loads on its main thread)")
+    p.add_argument("--time", type=float, default=None,
+                   help="train for this many hours instead of --epochs (Ultralytics fits "
+                   "the epochs and the learning-rate schedule to it after the first epoch)")
     p.add_argument("--project", type=Path, default=ROOT / "runs")
     p.add_argument("--name", default=name)
     p.add_argument("--seed", type=int, default=0)
