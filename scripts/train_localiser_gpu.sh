@@ -8,11 +8,13 @@
 #
 #   python -m scripts.pack_dataset datasets/cards --splits train val --out .dsdev/cards.tar
 #   scripts/train_localiser_gpu.sh .dsdev/cards.tar OUT [HOURS]     # DEVICE=cpu for a dry run
+# START=models/checkpoints/card_detector_gpu51.pt fine-tunes session 35's GPU run instead.
 set -uo pipefail
 tarball=$1
 out=$2
 hours=${3:-0.09}
 device=${DEVICE:-0}
+start=${START:-models/checkpoints/card_detector_partial.pt}
 export PYTHONUNBUFFERED=1
 mkdir -p "$out"
 ds=$(mktemp -d)
@@ -22,7 +24,7 @@ runs=$(mktemp -d)
 common=(--data "$data" --imgsz 320 --batch 64 --device "$device" --workers 7 --time "$hours"
         --project "$runs")
 python3 -m scripts.train_detector "${common[@]}" --name n-ft \
-    --model models/checkpoints/card_detector_partial.pt --out "$runs/n-ft.onnx" \
+    --model "$start" --out "$runs/n-ft.onnx" \
     > "$out/n-ft.log" 2>&1 &
 python3 -m scripts.train_detector "${common[@]}" --name pico --model scripts/yolo11-pico.yaml \
     --out "$runs/pico.onnx" > "$out/pico.log" 2>&1 &
