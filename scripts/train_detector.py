@@ -24,9 +24,8 @@ def train(data: Path, epochs: int, imgsz: int, batch: int, device: str, project:
           hours: float | None = None) -> Path:
     # the renders already vary light, scale and angle: mosaic and mild HSV jitter suffice
     rate = {} if lr0 is None else {"optimizer": "AdamW", "lr0": lr0}
-    if hours is not None:
-        rate["time"] = hours
-    return run(model_yaml, resume, data, project, name, device, seed, workers, epochs=epochs,
+    return run(model_yaml, resume, data, project, name, device, seed, workers, hours,
+               epochs=epochs,
                imgsz=imgsz, batch=batch, degrees=0.0, mosaic=1.0, close_mosaic=2,
                hsv_h=0.015, hsv_s=0.4, hsv_v=0.3, scale=0.3, translate=0.1,
                warmup_epochs=warmup_epochs, **rate)

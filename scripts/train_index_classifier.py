@@ -21,11 +21,11 @@ def train(data: Path, epochs: int, imgsz: int, batch: int, device: str, project:
           workers: int = 4, hours: float | None = None) -> Path:
     # no flips (an index is not mirror-symmetric); the crops are already augmented, so
     # Ultralytics' own crops keep 90-100 % of the image
-    more = {} if hours is None else {"time": hours}
-    return run(model_yaml, resume, data, project, name, device, seed, workers, epochs=epochs,
+    return run(model_yaml, resume, data, project, name, device, seed, workers, hours,
+               epochs=epochs,
                imgsz=imgsz, batch=batch, scale=0.1, erasing=0.1, auto_augment=None,
                hsv_h=0.02, hsv_s=0.4, hsv_v=0.3, optimizer="AdamW", lr0=lr0,
-               warmup_epochs=1, **more)
+               warmup_epochs=1)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -58,10 +58,14 @@ def offline_trainer() -> None:
 
 
 def run(model_yaml: str, resume: Path | None, data: Path, project: Path, name: str,
-        device: str, seed: int, workers: int = 4, **train_args: Any) -> Path:
+        device: str, seed: int, workers: int = 4, hours: float | None = None,
+        **train_args: Any) -> Path:
     """Train from ``model_yaml`` (from scratch), from a ``.pt`` model's weights (fine-tuning
     an earlier run of this project), or resume ``resume``; returns the best weights.
-    Checkpoints are written every epoch."""
+    Checkpoints are written every epoch; ``hours`` (Ultralytics' ``time``) replaces the
+    epochs."""
+    if hours is not None:
+        train_args["time"] = hours
     offline_env()
     from ultralytics import YOLO
 
