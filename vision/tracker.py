@@ -3110,6 +3110,7 @@ class Tracker:
         records = list(self.records)
         swaps: list[tuple[int, str, str]] = []
         drop: set[int] = set()  # Unseen records a renamed card now explains
+        reorder: list[tuple[int, str, int, int]] = []  # nertz cards that now leave earlier
         alternatives = 0
         for i in idx:
             action = records[i].action
@@ -3130,6 +3131,8 @@ class Tracker:
                 drop.add(k)
                 renamed = replace(action, seat=gone.seat, card=new, src=gone.src,
                                   lost=k < i)
+                if k > i and self._kind(gone.src) == "nertz" and self.TWIN_PILE_NERTZ_ORDER:
+                    reorder.append((gone.seat, new, i, k))
                 records[i] = replace(records[i], action=renamed, evidence={
                     **records[i].evidence, "recoded_from": old,
                     "why": f"{new} left {gone.src} unseen as the pile's {old} landed"})
@@ -3151,9 +3154,31 @@ class Tracker:
         if not alternatives:
             return False
         before = [r.flags for r in self.records]
+        saved = self._saved_deal()
+        for seat, code, i, k in reorder:
+            self._leave_nertz_earlier(seat, code, records[i + 1:k])
         records = [r for k, r in enumerate(records) if k not in drop]
         before = [f for k, f in enumerate(before) if k not in drop]
-        return self._rename_hidden(swaps, records, before, move)
+        if self._rename_hidden(swaps, records, before, move):
+            return True
+        self._deal_lists = saved
+        return False
+
+    def _leave_nertz_earlier(self, seat: int, code: str, between: list[_Record]) -> None:
+        """In the deal hypothesis, lay ``seat``'s nertz card ``code`` above the cards that
+        leave the seat's nertz pile in ``between`` (records now after its leaving, which
+        were before it): it left the pile before them (round 8 of the real path: seat 2's
+        2C, recorded gone unseen after its 4S left, was the club pile's 2C read 2S, laid
+        before the 4S)."""
+        nertz = self._deal_lists[seat]["nertz"]
+        src = f"seat{seat}:nertz"
+        gone = [r.action.card for r in between  # type: ignore[union-attr]
+                if isinstance(r.action, Move | Unseen) and r.action.src == src
+                and self._owner(r.action) == seat and r.action.card in nertz]
+        if code not in nertz or not gone:
+            return
+        nertz.remove(code)
+        nertz.insert(max(nertz.index(c) for c in gone) + 1, code)
 
     #: a pile card renamed to its twin is the twin some seat was recorded losing unseen
     #: within this long of its landing (and never named since) rather than a hidden card
@@ -3161,6 +3186,11 @@ class Tracker:
     #: nertz pile unseen as the spade pile, read in clubs, got a "3C" from seat 2's waste).
     #: None: off
     TWIN_PILE_UNSEEN_MS: float | None = 4000.0
+
+    #: such a twin gone unseen from its seat's nertz pile after nertz cards that left it
+    #: later than the landing is laid above them in the deal hypothesis, so it leaves first
+    #: (:meth:`_leave_nertz_earlier`); False: the recode is refused then
+    TWIN_PILE_NERTZ_ORDER = True
 
     def _unseen_twin_near(self, code: str, rec: _Record, taken: set[int]
                           ) -> tuple[int, Unseen] | None:

@@ -3882,6 +3882,46 @@ def test_a_twin_suit_pile_card_is_the_twin_another_seat_lost_unseen_as_it_landed
     assert tr.table.score().lake_cards == [1, 2]
 
 
+def _twin_pile_over_a_nertz_card_gone_before_the_next(on: bool) -> Tracker:
+    """Seat 0's nertz AC (read AS, the club its next read) starts a pile; its nertz shows
+    its 2C, then an 8D as the pile reads "2S" (the club a far next read) and seat 1's waste
+    loses a "2S"; the 8D goes on seat 0's 9C column, a JH shows; seat 1's 3C, read sure,
+    lands on the pile."""
+    tr = Tracker(HouseRules(), 2)
+    tr.TWIN_PILE_NERTZ_ORDER = on
+    alts = {("lake:0", "AS"): (("AC", 0.35),), ("seat0:nertz", "AS"): (("AC", 0.35),),
+            ("lake:0", "2S"): (("2C", 0.04),)}
+    waste, built = {"seat1:waste": ["JD"]}, {"seat0:river2": ["9C", "8D"]}
+    frames = [_table({0: "AS", 1: "5D"}, waste)] * 4 + \
+        [_table({0: "2C", 1: "5D"}, {"lake:0": ["AS"], **waste})] * 20 + \
+        [_table({0: "2C", 1: "5D"}, {"lake:0": ["AS"], "seat1:waste": ["JD", "2S"]})] * 8 + \
+        [_table({0: "8D", 1: "5D"}, {"lake:0": ["2S"], **waste})] * 10 + \
+        [_table({0: "JH", 1: "5D"}, {"lake:0": ["2S"], **waste, **built})] * 40 + \
+        [_table({0: "JH", 1: "5D"}, {"lake:0": ["2S"], "seat1:waste": ["JD", "3C"],
+                                     **built})] * 8 + \
+        [_table({0: "JH", 1: "5D"}, {"lake:0": ["3C"], **waste, **built})] * 30
+    return _finished_with_alts(tr, frames, alts)
+
+
+def test_a_twin_pile_card_gone_unseen_from_a_nertz_pile_left_it_before_the_next_card():
+    # the pile's "2S" is seat 0's 2C, recorded gone unseen from its nertz pile only after
+    # the 8D that showed over it had left: renamed to clubs, the 2C leaves the nertz pile
+    # before the 8D (laid above it in the deal), and seat 1's 3C builds on it
+    tr = _twin_pile_over_a_nertz_card_gone_before_the_next(True)
+    assert _moves(tr.log()) == [(0, "AC", "seat0:nertz", "lake:0"),
+                                (0, "2C", "seat0:nertz", "lake:0"),
+                                (0, "8D", "seat0:nertz", "seat0:river2"),
+                                (1, "3C", "seat1:waste", "lake:0")]
+    assert not any(e["type"] == "unseen" for e in tr.log())
+    assert not tr.flags() and tr.table.score().lake_cards == [2, 1]
+    assert tr.nertz_counts()[0] == 10  # the AC, the 2C and the 8D left seat 0's pile
+    # without it, the history with the 2C leaving first does not replay: the pile stays
+    # spades, the 2C is lost and the 3C flagged
+    tr = _twin_pile_over_a_nertz_card_gone_before_the_next(False)
+    assert [(e["seat"], e["card"]) for e in tr.log() if e["type"] == "unseen"] == [(0, "2C")]
+    assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_suit", "3C")]
+
+
 def _pile_top_read_as_its_twin(on: bool, next_read: bool = True) -> Tracker:
     """Seat 0's AS (read sure) starts a pile; seat 1's waste shows an AC and loses it as
     the pile reads "AC" (with the AS as the reader's next read, 0.03, when ``next_read``)
