@@ -858,6 +858,14 @@ class Tracker:
     #: identical-card rules decide: oracle round 14, seat 3's JS under seat 2's)
     COLUMN_TOP_GONE = True
     TOP_GONE_WAIT_MS = 1000.0
+    #: the new card in the top's place being the top's twin (same rank, the other suit of
+    #: its colour), with nothing on it and read with the top as the reader's alternative, is
+    #: the top misread, not a card laid there after it left (a run from the twin down is
+    #: not: round 14's 9C..5C on the 9S's 10H; nor a twin read sure: round 1's 7C laid on
+    #: the 8D where the engine had a 7S; real path,
+    #: round 14: seat 1's 3C read 3S once its 2D left; taken for gone, the 3C was credited
+    #: to another seat on the club pile and seat 1's 4H after it to a wrong pile, flagged)
+    TOP_TWIN_IS_TOP = True
 
     def _column_top_gone(self, dest: str, exp: tuple[str, ...], seen: tuple[str, ...]
                          ) -> bool:
@@ -871,6 +879,9 @@ class Tracker:
             return False
         seat = Place.parse(dest).seat
         gone, new = exp[-1], seen[m]
+        if self.TOP_TWIN_IS_TOP and _twin(gone) == new and len(seen) == len(exp) and \
+                gone in (a for a, _p in self.reads.get((dest, new), ())):
+            return False  # (the top read in the other suit of its colour: a misread)
         if any(gone in (pl.card.code for pl in pile.placements[-2:]) for pile in table.lake):
             return False  # (under or on its like: a race for the pile, decided elsewhere)
         if not any(s[2] == seat and not s[3] for s in self._free_spots(new, dest)):

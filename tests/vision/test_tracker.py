@@ -3922,6 +3922,36 @@ def test_a_twin_pile_card_gone_unseen_from_a_nertz_pile_left_it_before_the_next_
     assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_suit", "3C")]
 
 
+def _column_top_read_as_its_twin(on: bool, next_read: float) -> Tracker:
+    """Seat 0 lays its nertz 6C on its 7H column; the camera then reads the 6C "6S" (with
+    the 6C as the reader's next read at ``next_read``, none at 0) for 4 s while seat 0's
+    waste shows a 6S."""
+    tr = Tracker(HouseRules(), 2)
+    tr.TOP_TWIN_IS_TOP = on
+    alts = {("seat0:river3", "6S"): (("6C", next_read),)} if next_read else {}
+    waste = {"seat0:waste": ["6S"]}
+    frames = [_table({0: "6C", 1: "5D"}, waste)] * 5 + \
+        [_table({0: "JH", 1: "5D"}, {"seat0:river3": ["7H", "6C"], **waste})] * 20 + \
+        [_table({0: "JH", 1: "5D"}, {"seat0:river3": ["7H", "6S"], **waste})] * 40
+    return _finished_with_alts(tr, frames, alts)
+
+
+def test_a_column_top_read_as_its_twin_with_the_top_as_next_read_has_not_left():
+    # the "6S" on the 7H, read with the 6C next, is the 6C read the other way: it stays
+    # (real path, round 14: a 3C read 3S taken for gone was credited to another seat)
+    played = [(0, "6C", "seat0:nertz", "seat0:river3")]
+    tr = _column_top_read_as_its_twin(True, 0.04)
+    assert _moves(tr.log()) == played
+    assert not any(e["type"] == "unseen" for e in tr.log())
+    assert [c.code for c in tr.table.layouts[0].river[3]] == ["7H", "6C"]
+    # a twin read sure is another card: the 6C left unseen (so also without the rule)
+    for on, next_read in ((True, 0.0), (False, 0.04)):
+        tr = _column_top_read_as_its_twin(on, next_read)
+        assert _moves(tr.log()) == played
+        assert [(e["card"], e["from"]) for e in tr.log() if e["type"] == "unseen"] == \
+            [("6C", "seat0:river3")]
+
+
 def _pile_top_read_as_its_twin(on: bool, next_read: bool = True) -> Tracker:
     """Seat 0's AS (read sure) starts a pile; seat 1's waste shows an AC and loses it as
     the pile reads "AC" (with the AS as the reader's next read, 0.03, when ``next_read``)
