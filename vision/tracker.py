@@ -800,6 +800,12 @@ class Tracker:
     #: a read whose prior is at least this (per place kind; 0.5 otherwise) is kept
     #: without weighing the reader's alternatives
     KEEP_PRIOR: dict[str, float] = {"lake": 1.0}
+    #: a column top read as a hidden card of the seat (prior 0.5) whose twin, the reader's
+    #: alternative, may land there from where the engine has it (prior 1), a place the
+    #: camera shows without it, is weighed
+    #: against that twin (real path, round 13: seat 0's 2C, seen leaving its waste, read
+    #: 2S (2C 0.42) on its 3D; the 2S was taken from the seat's hidden cards)
+    TWIN_FITS_BETTER = True
 
     def _resolved(self, place: str, view: Any) -> tuple[list[str], bool]:
         """The codes of a place's cards, each read replaced by one of the reader's
@@ -825,7 +831,11 @@ class Tracker:
                     or self.MOVED_RUN_FITS and self._in_moved_run(place, codes, i, exp)):
                 prior = 1.0
             best, score = card.code, p_read * prior
-            if prior >= self.KEEP_PRIOR.get(self._kind(place), 0.5):
+            if prior >= self.KEEP_PRIOR.get(self._kind(place), 0.5) and not (
+                    self.TWIN_FITS_BETTER and prior < 1.0 and top and
+                    self._kind(place) == "river" and
+                    any(a == _twin(card.code) and self._prior(place, a, exp, top) >= 1.0
+                        and self._shown_gone(place, a) for a, _p in card.alternatives)):
                 continue  # the read fits the table: keep it
             for alt, p in card.alternatives:
                 if alt in codes:
@@ -3945,6 +3955,19 @@ class Tracker:
         st = self.states.get(f"seat{seat}:waste")
         return st is not None and st.covered and bool(st.stable) and st.stable[-1] == code \
             and 0.0 <= t - st.settled.get(code, -1e9) <= self.COVERED_WASTE_FRESH_MS
+
+    def _shown_gone(self, place: str, code: str) -> bool:
+        """Whether the camera's settled view of the place where the engine has ``code`` of
+        ``place``'s seat no longer shows it (it left there)."""
+        table = self.table
+        seat = Place.parse(place).seat
+        if table is None or seat is None:
+            return False
+        where = table.where(code, seat)
+        if where is None:
+            return False
+        st = self.states.get(self._obs_place_of(str(where)))
+        return st is not None and st.stable is not None and code not in st.stable
 
     def _waste_gone(self, seat: int, code: str) -> bool:
         st = self.states.get(f"seat{seat}:waste")

@@ -3952,6 +3952,28 @@ def test_a_column_top_read_as_its_twin_with_the_top_as_next_read_has_not_left():
             [("6C", "seat0:river3")]
 
 
+def _waste_top_lands_read_as_its_twin(on: bool, next_read: float) -> Tracker:
+    """Seat 0's waste shows 9D 6C; the 6C leaves it as the 7H column shows a "6S" (the 6C
+    the reader's next read at ``next_read``)."""
+    tr = Tracker(HouseRules(), 2)
+    tr.TWIN_FITS_BETTER = on
+    alts = {("seat0:river3", "6S"): (("6C", next_read),)}
+    frames = [_table({0: "JH", 1: "5D"}, {"seat0:waste": ["9D", "6C"]})] * 20 + \
+        [_table({0: "JH", 1: "5D"}, {"seat0:waste": ["9D"], "seat0:river3": ["7H", "6S"]})] * 30
+    return _finished_with_alts(tr, frames, alts)
+
+
+def test_a_column_arrival_read_as_a_hidden_card_is_the_twin_seen_leaving_a_place():
+    # the "6S" (6C at 0.42) is the 6C that just left the waste's top, not a 6S of the
+    # seat's hidden cards drawn and played unseen (real path, round 13: seat 0's 2C)
+    tr = _waste_top_lands_read_as_its_twin(True, 0.42)
+    assert _moves(tr.log()) == [(0, "6C", "seat0:waste", "seat0:river3")]
+    # the twin a far next read, or without the rule: the hidden 6S is taken
+    for on, next_read in ((True, 0.1), (False, 0.42)):
+        tr = _waste_top_lands_read_as_its_twin(on, next_read)
+        assert _moves(tr.log()) == [(0, "6S", "seat0:waste", "seat0:river3")]
+
+
 def _pile_top_read_as_its_twin(on: bool, next_read: bool = True) -> Tracker:
     """Seat 0's AS (read sure) starts a pile; seat 1's waste shows an AC and loses it as
     the pile reads "AC" (with the AS as the reader's next read, 0.03, when ``next_read``)
