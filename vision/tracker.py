@@ -1337,6 +1337,45 @@ class Tracker:
         self.known.discard((seat, have))
         return True
 
+    #: a card laid on a column that holds only its dealt card, untouched since the deal,
+    #: hiding it, that may not lie on the card as read at the deal but would on a card of
+    #: one rank above it of the other colour, of the dealt card's suit and a rank next to
+    #: its read (or the reader's alternative), hidden in the deal: the deal misread it, the
+    #: column's card is that one (real path, round 19: seat 2's dealt 7H read 8H; the 6S laid
+    #: on it was never taken, the column stuck at 8H under every later card)
+    DEALT_MISREAD_UNDER = True
+
+    def _recode_dealt_under(self, move: Move) -> bool:
+        """See :attr:`DEALT_MISREAD_UNDER`; whether the deal was corrected (``move`` is
+        then legal)."""
+        table = self.table
+        if not self.DEALT_MISREAD_UNDER or table is None or move.card not in ALL_CODES or \
+                move.n != 1 or not move.dst.startswith(f"seat{move.seat}:river"):
+            return False
+        seat, i = move.seat, int(move.dst.rsplit("river", 1)[1])
+        deal = self._deal_lists[seat]
+        have = [c.code for c in table.pile(move.dst)]
+        if len(have) != 1 or deal["river"][i] != have or self._last_touched(move.dst) > 0 \
+                or have[0] not in ALL_CODES:
+            return False
+        card, dealt = Card.parse(move.card), Card.parse(have[0])
+        if card.rank >= 13 or any(name.startswith("lake:") and code == dealt.code
+                                  for name, code in self.seen_at):
+            return False  # (a dealt card the lake shows: it went there, unseen)
+        alts = [a for a, _p in self.reads.get((move.dst, dealt.code), ())]
+        options = [Card(card.rank + 1, suit) for suit in "CDHS"]
+        options = [c for c in options if c.is_red != card.is_red and c.code != dealt.code and
+                   (c.suit == dealt.suit and abs(c.rank - dealt.rank) == 1 or c.code in alts)
+                   and
+                   (seat, c.code) not in self.named and (seat, c.code) not in self.known]
+        options.sort(key=lambda c: c.suit != dealt.suit)
+        for want in options:
+            if self._deal_to_column(seat, i, want.code):
+                if self.table is not None and self.table.is_legal(move) is True:
+                    return True
+                self._deal_to_column(seat, i, dealt.code)  # (undo: it does not help)
+        return False
+
     #: a lake card X that lands while no place was seen losing it (none seen holding it,
     #: a waste whose card is one of the seat's hidden ones, or places that still show it),
     #: as a column untouched since the deal that showed X's twin (same rank, the other
@@ -2080,7 +2119,8 @@ class Tracker:
                     continue  # (a misread on a column is no evidence of a lost card)
             if hides_top:
                 if table.is_legal(action) is not True and not (
-                        isinstance(action, Move) and self._recode_flagged_top(action)):
+                        isinstance(action, Move) and (self._recode_flagged_top(action) or
+                                                      self._recode_dealt_under(action))):
                     continue  # only a legal placement may hide the card under it
                 table = self.table
                 assert table is not None

@@ -3974,6 +3974,30 @@ def test_a_column_arrival_read_as_a_hidden_card_is_the_twin_seen_leaving_a_place
         assert _moves(tr.log()) == [(0, "6S", "seat0:waste", "seat0:river3")]
 
 
+def _laid_on_a_dealt_card_read(dealt: str, on: bool) -> Tracker:
+    """Seat 0's last column is dealt a 7H, read ``dealt``; its nertz 6S is laid on it and
+    hides it (the column reads "6S" alone)."""
+    tr = Tracker(HouseRules(), 2)
+    tr.DEALT_MISREAD_UNDER = on
+    frames = [_table({0: "6S", 1: "5D"}, {"seat0:river3": [dealt]})] * 10 + \
+        [_table({0: "JH", 1: "5D"}, {"seat0:river3": ["6S"]})] * 30
+    return _finished_with_alts(tr, frames, {})
+
+
+def test_a_card_laid_on_a_dealt_card_it_may_not_lie_on_corrects_the_deal_read():
+    # the dealt "8H" is the 7H, one rank off in the same suit: the 6S is laid on it
+    tr = _laid_on_a_dealt_card_read("8H", True)
+    assert _moves(tr.log()) == [(0, "6S", "seat0:nertz", "seat0:river3")]
+    assert [c.code for c in tr.table.layouts[0].river[3]] == ["7H", "6S"]
+    assert not tr.flags()
+    # a read two ranks off is no misread the rule corrects, nor is anything without it:
+    # the column stays as dealt and the 6S is never laid
+    for dealt, on in (("10H", True), ("8H", False)):
+        tr = _laid_on_a_dealt_card_read(dealt, on)
+        assert _moves(tr.log()) == []
+        assert [c.code for c in tr.table.layouts[0].river[3]] == [dealt]
+
+
 def _pile_top_read_as_its_twin(on: bool, next_read: bool = True) -> Tracker:
     """Seat 0's AS (read sure) starts a pile; seat 1's waste shows an AC and loses it as
     the pile reads "AC" (with the AS as the reader's next read, 0.03, when ``next_read``)
