@@ -3142,6 +3142,10 @@ class Tracker:
     #: suit of its colour, and each of the pile's cards was read with that suit as the
     #: reader's alternative, the pile is taken for that suit (see :meth:`_recode_twin_pile`)
     RECODE_TWIN_PILE = True
+    #: ... also a pile of one Ace read in a suit of the other colour, with the card's suit
+    #: among its reads: an Ace's index shows one small pip, often read in any suit (new
+    #: rounds, seed 3, round 1: seat 0's AD read AC, AD 0.29, the 2D on it flagged)
+    ACE_PILE_ANY_SUIT = True
 
     def _recode_twin_pile(self, move: Move) -> bool:
         """A card seen leaving its place lands one rank above lake pile ``move.dst`` whose
@@ -3160,6 +3164,10 @@ class Tracker:
         card = Card.parse(move.card)
         twin = _TWIN_SUIT.get(card.suit)
         pls = table.lake[j].placements
+        if twin is not None and self.ACE_PILE_ANY_SUIT and len(pls) == 1 and \
+                pls[0].counts and not pls[0].card.is_joker and \
+                pls[0].card.suit not in (card.suit, twin):
+            twin = pls[0].card.suit  # (a lone Ace read in a suit of the other colour)
         if twin is None or not pls or pls[0].card.rank != 1 or \
                 pls[-1].card.rank + 1 != card.rank or \
                 any(not pl.counts or pl.card.suit != twin for pl in pls):
@@ -3177,8 +3185,7 @@ class Tracker:
             action = records[i].action
             assert isinstance(action, Move)
             old = action.card
-            new = _twin(old)
-            assert new is not None  # (the pile's cards are all of the twin suit)
+            new = Card(Card.parse(old).rank, card.suit).code  # (the card's suit for the pile's)
             owner = self._owner(action)
             read_so = new in [a for a, _p in records[i].evidence.get("reads", ())]
             alternatives += read_so

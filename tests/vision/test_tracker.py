@@ -3998,6 +3998,33 @@ def test_a_card_laid_on_a_dealt_card_it_may_not_lie_on_corrects_the_deal_read():
         assert [c.code for c in tr.table.layouts[0].river[3]] == [dealt]
 
 
+def _ace_read_in_another_colour(on: bool, next_reads: bool) -> Tracker:
+    """Seat 0's waste AD, read AC (with the AD, then the AS, as next reads when
+    ``next_reads``), starts a pile; then its waste 2D, read sure, lands on it."""
+    tr = Tracker(HouseRules(), 2)
+    tr.ACE_PILE_ANY_SUIT = on
+    alts = {("lake:0", "AC"): (("AD", 0.29), ("AS", 0.24)),
+            ("seat0:waste", "AC"): (("AD", 0.3),)} if next_reads else {}
+    frames = [_table({0: "JH", 1: "5D"}, {"seat0:waste": ["9S", "AC"]})] * 10 + \
+        [_table({0: "JH", 1: "5D"}, {"seat0:waste": ["9S"], "lake:0": ["AC"]})] * 20 + \
+        [_table({0: "JH", 1: "5D"}, {"seat0:waste": ["9S", "2D"], "lake:0": ["AC"]})] * 10 + \
+        [_table({0: "JH", 1: "5D"}, {"seat0:waste": ["9S"], "lake:0": ["2D"]})] * 30
+    return _finished_with_alts(tr, frames, alts)
+
+
+def test_a_lone_ace_read_in_another_colour_is_renamed_by_the_two_laid_on_it():
+    # the pile's "AC" (AD the reader's next read) is the AD: the 2D builds on it, both count
+    tr = _ace_read_in_another_colour(True, True)
+    assert _moves(tr.log()) == [(0, "AD", "seat0:waste", "lake:0"),
+                                (0, "2D", "seat0:waste", "lake:0")]
+    assert not tr.flags() and tr.table.score().lake_cards == [2, 0]
+    # an Ace read with no diamond among its reads, or without the rule: the 2D is flagged
+    for on, next_reads in ((True, False), (False, True)):
+        tr = _ace_read_in_another_colour(on, next_reads)
+        assert _moves(tr.log())[0] == (0, "AC", "seat0:waste", "lake:0")
+        assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_suit", "2D")]
+
+
 def _pile_top_read_as_its_twin(on: bool, next_read: bool = True) -> Tracker:
     """Seat 0's AS (read sure) starts a pile; seat 1's waste shows an AC and loses it as
     the pile reads "AC" (with the AS as the reader's next read, 0.03, when ``next_read``)
