@@ -5213,6 +5213,7 @@ class Tracker:
                 # still counts cards in it: they left unseen (or taken for waste cards).
                 # The pile is what the players see, so the call is true: those cards
                 # leave the engine's pile, marked inferred (see _empty_nertz_unseen)
+                r = self._nertz_moves_before_call(seat, t, r)
                 gone = self._empty_nertz_unseen(seat, t, r)
                 r = None if r is None else r + gone
                 left = self.table.nertz_count(seat) if self.table is not None else 0
@@ -5265,6 +5266,37 @@ class Tracker:
         if changed:
             self.records = records
         return changed
+
+    #: the caller's nertz pile seen empty before the call: moves from it decided after the
+    #: call's place in the history (with the records committed with them) are put before
+    #: the call, at its time: the pile was empty, so they were made (seed-3 round 2: seat
+    #: 0's 6S and 5D, settled on its column before the call but timed 0.6 s after it, left
+    #: the pile "full" and the true call was judged false)
+    NERTZ_MOVES_BEFORE_CALL = True
+
+    def _nertz_moves_before_call(self, seat: int, t: float, r: int | None) -> int | None:
+        """See :attr:`NERTZ_MOVES_BEFORE_CALL`; the call's new place in the history."""
+        if not self.NERTZ_MOVES_BEFORE_CALL or r is None:
+            return r
+        src = f"seat{seat}:nertz"
+        later = self.records[r:]
+        times = {rec.t_ms for rec in later if getattr(rec.action, "src", None) == src
+                 and self._owner(rec.action) == seat}  # type: ignore[arg-type]
+        moved = [rec for rec in later if rec.t_ms in times and
+                 getattr(rec.action, "seat", None) == seat]
+        if not moved:
+            return r
+        prev = self.records[r - 1].t_ms if r else 0
+        when = max(prev, int(t))
+        keep = [rec for rec in later if not any(rec is m for m in moved)]
+        records = [*self.records[:r], *(replace(m, t_ms=when, evidence={
+            **m.evidence, "timed": f"showed at {m.t_ms} ms; the caller's nertz pile was "
+                                   f"seen empty before the call"}) for m in moved), *keep]
+        before = [*(x.flags for x in self.records[:r]), *(m.flags for m in moved),
+                  *(x.flags for x in keep)]
+        if not self._rewrite_history(records, before):
+            return r
+        return r + len(moved)
 
     def _nertz_seen_empty(self, seat: int, t: float) -> bool:
         """Has the camera shown ``seat``'s nertz pile empty since no later than just after

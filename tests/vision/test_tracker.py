@@ -894,6 +894,36 @@ def test_a_call_while_the_camera_sees_the_callers_nertz_pile_empty_is_true(tmp_p
     assert replayed.consistent and replayed.rounds[0].score.scores == end["scores"]
 
 
+def _call_with_a_nertz_move_decided_late(on: bool) -> Tracker:
+    """Seat 1's nertz pile (6D on top) shows empty from 0.4 s; its 6D's move to its 7S
+    column is decided late, timed 2.6 s; seat 1 calls at 1.6 s."""
+    tr = Tracker(HouseRules(), 2)
+    tr.NERTZ_MOVES_BEFORE_CALL = on
+    empty = _table({0: "AS", 1: "6D"})
+    empty["seat1:nertz"] = []
+    del empty["seat1:river3"]  # (the column out of view)
+    n = _feed_views(tr, [_table({0: "AS", 1: "6D"})] + [empty] * 8)
+    assert tr._commit(Move(1, "6D", "seat1:nertz", "seat1:river3"), 2600, n - 1)
+    tr.call(1, 1600.0)
+    _feed_views(tr, [empty] * 6, start=n)
+    tr.finish()
+    return tr
+
+
+def test_a_nertz_move_decided_after_a_call_with_the_pile_seen_empty_came_before_it():
+    # the pile showed empty before the call: the 6D's move was made by then, so it goes
+    # before the call, the rest of the pile left unseen, and the call is true
+    tr = _call_with_a_nertz_move_decided_late(True)
+    log = tr.log()
+    assert [(e["type"], e["t_ms"]) for e in log if e["type"] in ("move", "call")] == \
+        [("move", 1600), ("call", 1600)]
+    assert not tr.flags() and next(e for e in log if e["type"] == "call")["valid"]
+    assert tr.nertz_counts() == [13, 0]
+    # without it the move stays after the call, which is judged false (a card left)
+    tr = _call_with_a_nertz_move_decided_late(False)
+    assert [f["rule"] for f in tr.flags()] == ["false_call"]
+
+
 def test_a_nertz_card_the_camera_shows_on_the_lake_is_played_there_at_the_call():
     # seat 1's nertz pile shows empty and a new AH pile shows in the lake, the call comes
     # before the tracker has explained the AH: it is one of seat 1's hidden nertz cards
