@@ -3189,7 +3189,8 @@ class Tracker:
             owner = self._owner(action)
             read_so = new in [a for a, _p in records[i].evidence.get("reads", ())]
             alternatives += read_so
-            if self._kind(action.src) not in ("waste", "nertz") or \
+            if self._kind(action.src) not in ("waste", "nertz") and \
+                    not self._dealt_source(i) or \
                     not (read_so or self.TWIN_PILE_ONE_ALTERNATIVE):
                 return False
             left = self._lost_before(owner, new, i) if self.TWIN_PILE_LOST else None
@@ -3371,6 +3372,25 @@ class Tracker:
                 last = a
         return last.src if isinstance(last, Unseen) else None
 
+    #: a pile card played straight from the column it was dealt to may be renamed too (the
+    #: deal misread it; its twin then lies on the column in the deal hypothesis; seed-3
+    #: round 8: seat 0's dealt 2S read 2C, the spade pile read AC 2C, its 3S to 10S each
+    #: flagged)
+    TWIN_PILE_DEALT = True
+
+    def _dealt_source(self, i: int) -> bool:
+        """Whether record ``i`` moves a column's dealt card, the first record to touch
+        the column."""
+        action = self.records[i].action
+        if not self.TWIN_PILE_DEALT or not isinstance(action, Move) or action.n != 1 or \
+                self._kind(action.src) != "river":
+            return False
+        seat = self._owner(action)
+        col = int(action.src.rsplit("river", 1)[1])
+        return self._deal_lists[seat]["river"][col] == [action.card] and not any(
+            action.src in (getattr(r.action, "src", None), getattr(r.action, "dst", None))
+            for r in self.records[:i])
+
     def _rename_hidden(self, swaps: list[tuple[int, str, str]], records: list[_Record],
                        before: list[list[Flag]], then: Action | None) -> bool:
         """Exchange each ``(seat, old, new)`` in the deal hypothesis (both among the
@@ -3382,6 +3402,8 @@ class Tracker:
             deal = self._deal_lists[owner]
             spots = [(lst, i) for lst in (deal["nertz"], deal["stock"])
                      for i, c in enumerate(lst) if c in (old, new)]
+            # (a dealt column card renamed: see TWIN_PILE_DEALT)
+            spots += [(lst, i) for lst in deal["river"] for i, c in enumerate(lst) if c == old]
             if len(spots) != 2:
                 self._deal_lists = saved
                 return False

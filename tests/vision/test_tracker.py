@@ -4055,6 +4055,38 @@ def test_a_lone_ace_read_in_another_colour_is_renamed_by_the_two_laid_on_it():
         assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_suit", "2D")]
 
 
+def _twin_pile_over_a_dealt_card(on: bool) -> Tracker:
+    """Seat 0's nertz AS (read AC, the spade its next read) starts a pile; its last column's
+    dealt 2S (read 2C, the same) goes on it; then its waste 3S, read sure, lands there."""
+    tr = Tracker(HouseRules(), 2)
+    tr.TWIN_PILE_DEALT = on
+    alts = {("lake:0", "AC"): (("AS", 0.3),), ("seat0:nertz", "AC"): (("AS", 0.3),),
+            ("lake:0", "2C"): (("2S", 0.3),), ("seat0:river3", "2C"): (("2S", 0.3),)}
+    col, emptied = {"seat0:river3": ["2C"]}, {"seat0:river3": []}
+    frames = [_table({0: "AC", 1: "5D"}, col)] * 10 + \
+        [_table({0: "JH", 1: "5D"}, {**col, "lake:0": ["AC"]})] * 20 + \
+        [_table({0: "JH", 1: "5D"}, {**emptied, "lake:0": ["2C"]})] * 20 + \
+        [_table({0: "JH", 1: "5D"}, {**emptied, "lake:0": ["2C"],
+                                     "seat0:waste": ["9D", "3S"]})] * 10 + \
+        [_table({0: "JH", 1: "5D"}, {**emptied, "lake:0": ["3S"],
+                                     "seat0:waste": ["9D"]})] * 30
+    return _finished_with_alts(tr, frames, alts)
+
+
+def test_a_twin_suit_pile_renames_a_card_played_straight_from_its_dealt_column():
+    # the pile is spades: the dealt 2S, read 2C at the deal and on the pile, is renamed in
+    # the deal too (the 2C goes among the seat's hidden cards), and the 3S counts
+    tr = _twin_pile_over_a_dealt_card(True)
+    assert _moves(tr.log()) == [(0, "AS", "seat0:nertz", "lake:0"),
+                                (0, "2S", "seat0:river3", "lake:0"),
+                                (0, "3S", "seat0:waste", "lake:0")]
+    assert not tr.flags() and tr.table.score().lake_cards == [3, 0]
+    # without it, a column's card is never renamed: the 3S is flagged
+    tr = _twin_pile_over_a_dealt_card(False)
+    assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_suit", "3S")]
+    assert tr.table.score().lake_cards == [2, 0]
+
+
 def _pile_top_read_as_its_twin(on: bool, next_read: bool = True) -> Tracker:
     """Seat 0's AS (read sure) starts a pile; seat 1's waste shows an AC and loses it as
     the pile reads "AC" (with the AS as the reader's next read, 0.03, when ``next_read``)
