@@ -835,7 +835,8 @@ class Tracker:
                     self.TWIN_FITS_BETTER and prior < 1.0 and top and
                     self._kind(place) == "river" and
                     any(a == _twin(card.code) and self._prior(place, a, exp, top) >= 1.0
-                        and self._shown_gone(place, a) for a, _p in card.alternatives)):
+                        and self._shown_gone(place, a, card.code)
+                        for a, _p in card.alternatives)):
                 continue  # the read fits the table: keep it
             for alt, p in card.alternatives:
                 if alt in codes:
@@ -1337,7 +1338,9 @@ class Tracker:
         self.known.discard((seat, have))
         return True
 
-    #: a card laid on a column that holds only its dealt card, untouched since the deal,
+    #: a card laid on a column that holds only its dealt card, untouched since the deal
+    #: (the camera showed no other card on top there: seed-4 rounds 1 and 3 renamed right
+    #: dealt cards under misread arrivals when this was not asked),
     #: hiding it, that may not lie on the card as read at the deal but would on a card of
     #: one rank above it of the other colour, of the dealt card's suit and a rank next to
     #: its read (or the reader's alternative), hidden in the deal: the deal misread it, the
@@ -1362,6 +1365,9 @@ class Tracker:
         if card.rank >= 13 or any(name.startswith("lake:") and code == dealt.code
                                   for name, code in self.seen_at):
             return False  # (a dealt card the lake shows: it went there, unseen)
+        if any(name == move.dst and code not in (dealt.code, move.card)
+               for name, code in self.seen_at):
+            return False  # (the column showed other cards since the deal: not untouched)
         alts = [a for a, _p in self.reads.get((move.dst, dealt.code), ())]
         options = [Card(card.rank + 1, suit) for suit in "CDHS"]
         options = [c for c in options if c.is_red != card.is_red and c.code != dealt.code and
@@ -4025,9 +4031,10 @@ class Tracker:
         return st is not None and st.covered and bool(st.stable) and st.stable[-1] == code \
             and 0.0 <= t - st.settled.get(code, -1e9) <= self.COVERED_WASTE_FRESH_MS
 
-    def _shown_gone(self, place: str, code: str) -> bool:
-        """Whether the camera's settled view of the place where the engine has ``code`` of
-        ``place``'s seat no longer shows it (it left there)."""
+    def _shown_gone(self, place: str, code: str, rival: str) -> bool:
+        """Whether the camera showed ``code`` of ``place``'s seat where the engine has it
+        (settled on top there no earlier than ``rival``, when that did) and its settled
+        view there no longer shows it (it left there)."""
         table = self.table
         seat = Place.parse(place).seat
         if table is None or seat is None:
@@ -4035,8 +4042,11 @@ class Tracker:
         where = table.where(code, seat)
         if where is None:
             return False
-        st = self.states.get(self._obs_place_of(str(where)))
-        return st is not None and st.stable is not None and code not in st.stable
+        name = self._obs_place_of(str(where))
+        st = self.states.get(name)
+        return st is not None and st.stable is not None and code not in st.stable and \
+            (name, code) in self.seen_at and \
+            st.settled.get(code, -1.0) >= st.settled.get(rival, -1.0)
 
     def _waste_gone(self, seat: int, code: str) -> bool:
         st = self.states.get(f"seat{seat}:waste")

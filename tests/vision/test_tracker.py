@@ -4004,13 +4004,15 @@ def test_a_column_arrival_read_as_a_hidden_card_is_the_twin_seen_leaving_a_place
         assert _moves(tr.log()) == [(0, "6S", "seat0:waste", "seat0:river3")]
 
 
-def _laid_on_a_dealt_card_read(dealt: str, on: bool) -> Tracker:
-    """Seat 0's last column is dealt a 7H, read ``dealt``; its nertz 6S is laid on it and
-    hides it (the column reads "6S" alone)."""
+def _laid_on_a_dealt_card_read(dealt: str, on: bool, glimpse: str | None = None
+                               ) -> Tracker:
+    """Seat 0's last column is dealt a 7H, read ``dealt`` (with ``glimpse`` read on it for
+    0.2 s after); its nertz 6S is laid on it and hides it (the column reads "6S" alone)."""
     tr = Tracker(HouseRules(), 2)
     tr.DEALT_MISREAD_UNDER = on
     frames = [_table({0: "6S", 1: "5D"}, {"seat0:river3": [dealt]})] * 10 + \
-        [_table({0: "JH", 1: "5D"}, {"seat0:river3": ["6S"]})] * 30
+        [_table({0: "6S", 1: "5D"}, {"seat0:river3": [dealt, glimpse]})] * (2 * bool(glimpse)) \
+        + [_table({0: "JH", 1: "5D"}, {"seat0:river3": ["6S"]})] * 30
     return _finished_with_alts(tr, frames, {})
 
 
@@ -4026,6 +4028,10 @@ def test_a_card_laid_on_a_dealt_card_it_may_not_lie_on_corrects_the_deal_read():
         tr = _laid_on_a_dealt_card_read(dealt, on)
         assert _moves(tr.log()) == []
         assert [c.code for c in tr.table.layouts[0].river[3]] == [dealt]
+    # nor is a column that showed another card on it since the deal (the arrival, not the
+    # deal, may be the misread one)
+    tr = _laid_on_a_dealt_card_read("8H", True, glimpse="QS")
+    assert [c.code for c in tr.table.layouts[0].river[3]] == ["8H"]
 
 
 def _ace_read_in_another_colour(on: bool, next_reads: bool) -> Tracker:
