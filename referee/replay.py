@@ -184,6 +184,8 @@ def replay_video(video: str | Path, out_dir: str | Path, observer: Observer, rul
     recent: deque[tuple[int, np.ndarray]] = deque(maxlen=keep_frames)
     crops: list[dict[str, Any]] = []
     frame = observed = table_frames = 0
+    most_markers = -1  # the most table markers found in one frame (-1: none looked for)
+    marker_ids = 0
     error = None
     while True:
         if frame % stride:  # not observed: grab it (the stream advances), skip the image
@@ -207,6 +209,12 @@ def replay_video(video: str | Path, out_dir: str | Path, observer: Observer, rul
             break
         recent.append((frame, _thumb(image)))
         table_frames += bool(obs.table_found)
+        model = getattr(observer, "model", None)
+        seen = getattr(model, "markers_in_view", None)
+        layout = getattr(getattr(model, "profile", None), "markers", None)
+        if seen is not None and layout is not None:
+            marker_ids = len(layout.ids)
+            most_markers = max(most_markers, len(seen & set(layout.ids)))
         for ev in tracker.update(obs):
             if ev["type"] == "flag":
                 crops.append(_save_crops(out, len(crops), ev, recent))
@@ -237,9 +245,12 @@ def replay_video(video: str | Path, out_dir: str | Path, observer: Observer, rul
         report["timing"] = {k: round(v, 3) for k, v in observer.timing.items()}
     report["frames_with_table"] = table_frames
     if not tracker.dealt and observed:
+        markers = ("no markers in view" if most_markers <= 0 else
+                   f"at most {most_markers} of its {marker_ids} markers in view at once, 3 "
+                   f"needed (cards or hands on the others?)")
         report["note"] = (
-            f"the table was not found in any of the {observed} frames looked at: no "
-            f"markers in view, or the profile is for another table or camera"
+            f"the table was not found in any of the {observed} frames looked at: "
+            f"{markers}, or the profile is for another table or camera"
             if not table_frames else
             f"no deal was seen (the table was found in {table_frames} of {observed} frames "
             f"looked at): every seat's nertz top, river cards and stock must show at once "

@@ -175,3 +175,26 @@ def test_a_replay_that_never_finds_the_table_or_a_deal_says_why(tmp_path):
     report = replay_video(video, tmp_path / "out2", TableNoDeal(), HouseRules(), 2)
     assert report["frames_with_table"] == 12
     assert report["note"].startswith("no deal was seen (the table was found in 12 of 12")
+
+
+def test_a_replay_whose_table_shows_too_few_markers_says_how_many(tmp_path):
+    # two of the table's four markers in view (cards on the others): the note says so,
+    # not "no markers in view"
+    from vision.calibration import MARKER_DICT
+    from vision.profile import TableProfile
+
+    path = tmp_path / "table.toml"
+    TableProfile.propose(2, "rect", 900, 600, markers=True).save(path)
+    frame = np.full((360, 640, 3), 200, np.uint8)
+    dictionary = cv2.aruco.getPredefinedDictionary(MARKER_DICT)
+    for marker_id, x in ((0, 60), (1, 520)):
+        code = cv2.aruco.generateImageMarker(dictionary, marker_id, 60)
+        frame[40:100, x:x + 60] = cv2.cvtColor(code, cv2.COLOR_GRAY2BGR)
+    video = tmp_path / "two.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, (640, 360))
+    for _ in range(4):
+        writer.write(frame)
+    writer.release()
+    report = replay_video(video, tmp_path / "out", pipeline_observer(path), HouseRules(), 2)
+    assert report["frames_with_table"] == 0
+    assert "at most 2 of its 4 markers in view at once, 3 needed" in report["note"]
