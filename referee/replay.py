@@ -184,8 +184,11 @@ def replay_video(video: str | Path, out_dir: str | Path, observer: Observer, rul
     recent: deque[tuple[int, np.ndarray]] = deque(maxlen=keep_frames)
     crops: list[dict[str, Any]] = []
     frame = observed = table_frames = 0
-    most_markers = -1  # the most table markers found in one frame (-1: none looked for)
-    marker_ids = 0
+    # the table model's markers (when the observer has one): the most found in one frame
+    model = getattr(observer, "model", None)
+    layout = getattr(getattr(model, "profile", None), "markers", None)
+    marker_ids = set(layout.ids) if layout is not None else set()
+    most_markers = -1  # (-1: none looked for)
     error = None
     while True:
         if frame % stride:  # not observed: grab it (the stream advances), skip the image
@@ -209,12 +212,9 @@ def replay_video(video: str | Path, out_dir: str | Path, observer: Observer, rul
             break
         recent.append((frame, _thumb(image)))
         table_frames += bool(obs.table_found)
-        model = getattr(observer, "model", None)
         seen = getattr(model, "markers_in_view", None)
-        layout = getattr(getattr(model, "profile", None), "markers", None)
-        if seen is not None and layout is not None:
-            marker_ids = len(layout.ids)
-            most_markers = max(most_markers, len(seen & set(layout.ids)))
+        if seen is not None and marker_ids:
+            most_markers = max(most_markers, len(seen & marker_ids))
         for ev in tracker.update(obs):
             if ev["type"] == "flag":
                 crops.append(_save_crops(out, len(crops), ev, recent))
@@ -246,7 +246,7 @@ def replay_video(video: str | Path, out_dir: str | Path, observer: Observer, rul
     report["frames_with_table"] = table_frames
     if not tracker.dealt and observed:
         markers = ("no markers in view" if most_markers <= 0 else
-                   f"at most {most_markers} of its {marker_ids} markers in view at once, 3 "
+                   f"at most {most_markers} of its {len(marker_ids)} markers in view at once, 3 "
                    f"needed (cards or hands on the others?)")
         report["note"] = (
             f"the table was not found in any of the {observed} frames looked at: "

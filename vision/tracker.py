@@ -800,11 +800,11 @@ class Tracker:
     #: a read whose prior is at least this (per place kind; 0.5 otherwise) is kept
     #: without weighing the reader's alternatives
     KEEP_PRIOR: dict[str, float] = {"lake": 1.0}
-    #: a column top read as a hidden card of the seat (prior 0.5) whose twin, the reader's
-    #: alternative, may land there from where the engine has it (prior 1), a place the
-    #: camera shows without it, is weighed
-    #: against that twin (real path, round 13: seat 0's 2C, seen leaving its waste, read
-    #: 2S (2C 0.42) on its 3D; the 2S was taken from the seat's hidden cards)
+    #: a column top read as a hidden card of the seat (prior 0.5) is weighed against its
+    #: twin, the reader's alternative, when the twin may land there from where the engine
+    #: has it (prior 1) and the camera last settled it there and shows it gone (real path,
+    #: round 13: seat 0's 2C, seen leaving its waste, read 2S (2C 0.42) on its 3D; the 2S
+    #: was taken from the seat's hidden cards)
     TWIN_FITS_BETTER = True
 
     def _resolved(self, place: str, view: Any) -> tuple[list[str], bool]:
@@ -871,11 +871,11 @@ class Tracker:
     TOP_GONE_WAIT_MS = 1000.0
     #: the new card in the top's place being the top's twin (same rank, the other suit of
     #: its colour), with nothing on it and read with the top as the reader's alternative, is
-    #: the top misread, not a card laid there after it left (a run from the twin down is
-    #: not: round 14's 9C..5C on the 9S's 10H; nor a twin read sure: round 1's 7C laid on
-    #: the 8D where the engine had a 7S; real path,
-    #: round 14: seat 1's 3C read 3S once its 2D left; taken for gone, the 3C was credited
-    #: to another seat on the club pile and seat 1's 4H after it to a wrong pile, flagged)
+    #: the top misread, not a card laid there after it left (real path, round 14: seat 1's
+    #: 3C read 3S once its 2D left; taken for gone, the 3C was credited to another seat on
+    #: the club pile and seat 1's 4H after it to a wrong pile, flagged). A run from the twin
+    #: down is not (round 14's 9C..5C on the 9S's 10H), nor a twin read sure (round 1's 7C
+    #: laid on the 8D where the engine had a 7S)
     TOP_TWIN_IS_TOP = True
 
     def _column_top_gone(self, dest: str, exp: tuple[str, ...], seen: tuple[str, ...]
@@ -1338,14 +1338,14 @@ class Tracker:
         self.known.discard((seat, have))
         return True
 
-    #: a card laid on a column that holds only its dealt card, untouched since the deal
-    #: (the camera showed no other card on top there: seed-4 rounds 1 and 3 renamed right
-    #: dealt cards under misread arrivals when this was not asked),
-    #: hiding it, that may not lie on the card as read at the deal but would on a card of
-    #: one rank above it of the other colour, of the dealt card's suit and a rank next to
-    #: its read (or the reader's alternative), hidden in the deal: the deal misread it, the
-    #: column's card is that one (real path, round 19: seat 2's dealt 7H read 8H; the 6S laid
-    #: on it was never taken, the column stuck at 8H under every later card)
+    #: a card laid on a column that holds only its dealt card, hiding it, that may not lie
+    #: on the card as read at the deal but would on a card one rank above it of the other
+    #: colour, of the dealt card's suit and a rank next to its read (or the reader's
+    #: alternative), hidden in the deal: the deal misread it, and the column's card is that
+    #: one (real path, round 19: seat 2's dealt 7H read 8H; the 6S laid on it was never
+    #: taken, the column stuck at 8H under every later card). Only on a column the camera
+    #: showed no other card on since the deal (seed-4 rounds 1 and 3 renamed right dealt
+    #: cards under misread arrivals without this)
     DEALT_MISREAD_UNDER = True
 
     def _recode_dealt_under(self, move: Move) -> bool:
@@ -1362,12 +1362,13 @@ class Tracker:
                 or have[0] not in ALL_CODES:
             return False
         card, dealt = Card.parse(move.card), Card.parse(have[0])
-        if card.rank >= 13 or any(name.startswith("lake:") and code == dealt.code
-                                  for name, code in self.seen_at):
-            return False  # (a dealt card the lake shows: it went there, unseen)
-        if any(name == move.dst and code not in (dealt.code, move.card)
-               for name, code in self.seen_at):
-            return False  # (the column showed other cards since the deal: not untouched)
+        if card.rank >= 13:
+            return False
+        for name, code in self.seen_at:
+            if name.startswith("lake:") and code == dealt.code:
+                return False  # (a dealt card the lake shows: it went there, unseen)
+            if name == move.dst and code not in (dealt.code, move.card):
+                return False  # (the column showed other cards since the deal)
         alts = [a for a, _p in self.reads.get((move.dst, dealt.code), ())]
         options = [Card(card.rank + 1, suit) for suit in "CDHS"]
         options = [c for c in options if c.is_red != card.is_red and c.code != dealt.code and
@@ -3168,15 +3169,15 @@ class Tracker:
         if j >= len(table.lake):
             return False
         card = Card.parse(move.card)
-        twin = _TWIN_SUIT.get(card.suit)
+        read_suit = _TWIN_SUIT.get(card.suit)  # (the suit the pile's cards were read in)
         pls = table.lake[j].placements
-        if twin is not None and self.ACE_PILE_ANY_SUIT and len(pls) == 1 and \
+        if read_suit is not None and self.ACE_PILE_ANY_SUIT and len(pls) == 1 and \
                 pls[0].counts and not pls[0].card.is_joker and \
-                pls[0].card.suit not in (card.suit, twin):
-            twin = pls[0].card.suit  # (a lone Ace read in a suit of the other colour)
-        if twin is None or not pls or pls[0].card.rank != 1 or \
+                pls[0].card.suit not in (card.suit, read_suit):
+            read_suit = pls[0].card.suit  # (a lone Ace read in a suit of the other colour)
+        if read_suit is None or not pls or pls[0].card.rank != 1 or \
                 pls[-1].card.rank + 1 != card.rank or \
-                any(not pl.counts or pl.card.suit != twin for pl in pls):
+                any(not pl.counts or pl.card.suit != read_suit for pl in pls):
             return False
         idx = [i for i, r in enumerate(self.records)
                if isinstance(r.action, Move) and r.action.dst == move.dst]
