@@ -96,6 +96,10 @@ class _PlaceState:
     bare_n: int = 0  # how many such views
     #: when the reader last read the settled top as its twin (a nertz pile's KC read KS)
     twin_read_t: float = -1.0
+    #: when the reader last read the settled top as itself after a twin read of it, or the
+    #: place settled on it again after settling on its twin (the two reads by turns: a
+    #: flicker, not a new card)
+    flicker_t: float = -1.0
     #: when the settled top (or, settled empty, no card) last showed as the raw top, and
     #: that time for the state before the last change: a card that arrived since cannot
     #: have landed before it
@@ -703,6 +707,11 @@ class Tracker:
                     top == st.stable[-1] and view is not None and view.cards and \
                     view.cards[-1].code == _twin(top):
                 st.twin_read_t = float(obs.t_ms)  # (read as its twin, taken for itself)
+            elif place.kind == "nertz" and top is not None and st.stable and \
+                    top == st.stable[-1] and view is not None and view.cards and \
+                    view.cards[-1].code == top and \
+                    st.twin_read_t >= st.settled.get(top, float("inf")):
+                st.flicker_t = float(obs.t_ms)  # (and as itself again since)
             if top != st.top:
                 st.top, st.top_frame, st.top_t = top, obs.frame, float(obs.t_ms)
             if st.stable is not None and view is not None and (
@@ -737,6 +746,10 @@ class Tracker:
                 st.stable, st.stable_frame = st.cand, obs.frame
                 st.tops = [*st.tops[-3:], (st.stable[-1] if st.stable else None,
                                            float(obs.t_ms))]
+                if place.kind == "nertz" and len(st.tops) >= 3 and st.tops[-1][0] and \
+                        st.tops[-3][0] == st.tops[-1][0] and \
+                        st.tops[-2][0] == _twin(st.tops[-1][0]):
+                    st.flicker_t = float(obs.t_ms)  # (settled as its twin, then as itself)
                 # timed by the first frame the new top showed, even under a hand (a slide
                 # under keeps the top)
                 st.stable_t = min(st.top_t, st.cand_t, max(first, st.stable_t)) \
@@ -1773,6 +1786,12 @@ class Tracker:
     #: KC by turns; as its KS-reading stopped, an identical KS from its waste landed and was
     #: credited to the pile, one nertz card too few). None: off
     TWIN_FLICKER_MS: float | None = 10000.0
+    #: ... only when the pile was read as the card itself again after a twin read (the two
+    #: reads by turns): a twin read only as the hand leaves is the next card's first view
+    #: (tuned round 1: seat 0's nertz 3C, the 3S under it read once as the 3C's twin as
+    #: the hand left, taken for the 3C still there; the 3C's misplacement on the lake and
+    #: its take-back never recorded)
+    TWIN_FLICKER_BY_TURNS = True
 
     def _twin_flicker(self, name: str, code: str, now: tuple[str, ...] | None,
                       st: _PlaceState) -> bool:
@@ -1782,7 +1801,8 @@ class Tracker:
                 now[-1] != _twin(code):
             return False
         last = self.seen_at.get((name, code))
-        return last is not None and st.twin_read_t >= last - self.TWIN_FLICKER_MS
+        read_t = st.flicker_t if self.TWIN_FLICKER_BY_TURNS else st.twin_read_t
+        return last is not None and read_t >= 0.0 and read_t >= last - self.TWIN_FLICKER_MS
 
     def _departed(self, engine_place: str, code: str) -> int:
         """3: the card is seen gone from its place; 2: the place is not seen now; 1: the
@@ -1913,6 +1933,9 @@ class Tracker:
                         not self._handed_since_top(dest, st):
                     continue  # the top card was taken back: the one under it shows again
             code = run[0]
+            if kind == "river" and len(run) == 1 and not under and \
+                    self._misplaced_via_column(code, dest, landed):
+                return True  # (the take-back is legal now: committed next pass)
             misread = kind == "lake" and bool(exp) and \
                 self.misreads.get(dest) == (exp[-1], code)
             spots = self._free_spots(code, dest)
@@ -2800,6 +2823,66 @@ class Tracker:
     #: a tie is undone for a take-back only when the card settled in its layout after
     #: it landed (see :meth:`_untie_for_take_back`)
     UNTIE_SHOWN_AFTER = True
+
+    #: a card misplaced on the lake, recorded from its seat's nertz pile or waste, that is
+    #: then taken back to one of the seat's columns went to that column first (lying there
+    #: too briefly to settle) and on to the lake from it: the lake move's source becomes the
+    #: column, after a move to it, so that the take-back is the legal one (tuned round 1:
+    #: seat 0's nertz 3C, laid on its column and at once on the diamond pile, was taken back
+    #: to the column; the take-back was refused, the 3C left on the pile)
+    MISPLACED_VIA_COLUMN = True
+
+    def _misplaced_via_column(self, code: str, dest: str, landed: float) -> bool:
+        """See :attr:`MISPLACED_VIA_COLUMN`: ``code`` settled on column ``dest`` at
+        ``landed``; whether the history was rewritten (the engine rebuilt) so that it is
+        taken back there."""
+        table = self.table
+        place = Place.parse(dest)
+        seat = place.seat
+        if not self.MISPLACED_VIA_COLUMN or table is None or seat is None or \
+                place.kind != "river":
+            return False
+        for j, f in enumerate(table.lake):
+            pl = next((p for p in f.placements
+                       if p.card.code == code and p.card.owner == seat), None)
+            if pl is None or pl.counts or pl.seat != seat or pl.src == dest:
+                continue
+            origin = Place.parse(pl.src)
+            if origin.seat != seat or origin.kind not in ("nertz", "waste"):
+                continue
+            r = next((i for i in range(len(self.records) - 1, -1, -1)
+                      if isinstance(a := self.records[i].action, Move) and a.card == code
+                      and a.dst == f"lake:{j}" and a.src == pl.src and a.n == 1
+                      and not a.lost), None)
+            if r is None or self.records[r].t_ms >= landed:
+                continue
+            rec = self.records[r]
+            left = self.seen_at.get((self._obs_place_of(pl.src), code))
+            t0 = int(left) if left is not None and left < rec.t_ms else rec.t_ms - 1
+            if r > 0:
+                t0 = max(t0, self.records[r - 1].t_ms)
+            to_column = _Record(Move(seat, code, pl.src, dest), t0, rec.frame, rec.frames,
+                                True, {"why": f"{code}, laid on the lake from {pl.src}, was "
+                                              f"taken back to {dest}: it lay there first"})
+            to_lake = replace(rec, action=Move(rec.action.seat, code, dest,  # type: ignore[union-attr]
+                                               f"lake:{j}"))
+            records = [*self.records[:r], to_column, to_lake, *self.records[r + 1:]]
+            replayed = self._replayed(records)
+            if replayed is None:
+                continue
+            fresh, flags = replayed
+            if flags[r] or any({(fl.rule, fl.seat, fl.card) for fl in new} -
+                               {(fl.rule, fl.seat, fl.card) for fl in old.flags}
+                               for new, old in zip(flags[r + 2:], records[r + 2:], strict=True)):
+                continue  # (the move to the column must be legal, and change no later one)
+            if fresh.is_legal(Retract(seat, code, f"lake:{j}", dest)) is not True:
+                continue
+            # (each record keeps the rebuilt engine's flags: the take-back corrects them)
+            records = [replace(rec, flags=fl) for rec, fl in zip(records, flags, strict=True)]
+            self.records, self.table = records, fresh
+            self.revision += 1
+            return True
+        return False
 
     def _rebuilt(self, records: list[_Record]) -> Table | None:
         """A fresh engine from the deal hypothesis with ``records`` replayed, or None when

@@ -4761,3 +4761,63 @@ def test_a_lake_card_two_seats_may_have_laid_goes_to_the_seat_whose_deck_it_look
     assert _ace_landing_among_two_decks(0, True) == [(0, "AS", "seat0:waste", "lake:0")]
     # without the looks: the same seat either way
     assert _ace_landing_among_two_decks(1, False) == _ace_landing_among_two_decks(0, False)
+
+
+def _nertz_top_gone_showing_its_twin() -> Tracker:
+    """Seat 0's nertz AS leaves early in the round; the card under it, its AC, shows as
+    the hand goes (its first frame read AS with AC as the reader's next read, then AC), as
+    the AS settles on a new pile. The pile never read AS and AC by turns."""
+    tr = Tracker(HouseRules(), 2)
+    first = {("seat0:nertz", "AS"): (("AC", 0.3),)}
+    steps = [(_table({0: "AS", 1: "5D"}), 10, {}),
+             (_table({0: "AS", 1: "5D"}), 1, first),
+             (_table({0: "AC", 1: "5D"}, {"lake:0": ["AS"]}), 60, {})]
+    _feed_made(tr, steps, _obs_alts)
+    tr.finish()
+    return tr
+
+
+def test_a_nertz_top_followed_by_its_twin_left_the_pile_early_in_the_round_too():
+    # a twin read is a flicker only when the pile read the card itself again after it
+    # (before, a pile never read as the twin counted as a flicker for the round's first
+    # 10 s: the AS stayed on the pile and the lake's AS went unexplained)
+    tr = _nertz_top_gone_showing_its_twin()
+    assert [(e["card"], e["from"], e["to"]) for e in tr.log() if e["type"] == "move"] == [
+        ("AS", "seat0:nertz", "lake:0")]
+    assert tr.nertz_counts() == [12, 13]
+
+
+def _misplaced_from_nertz_taken_back_to_a_column(on: bool) -> Tracker:
+    """Seat 0's nertz 3C goes to its column (the 4H) and at once on to seat 1's diamond
+    pile, never settling on the column; 2 s later it is taken back to the column."""
+    tr = Tracker(HouseRules(), 2)
+    tr.MISPLACED_VIA_COLUMN = on
+    col = {"seat0:river3": ["4H"]}
+    _feed_steps(tr, [(_table({0: "3C", 1: "AD"}, col), 10),
+                     (_table({0: "3C", 1: "9S"}, {**col, "lake:0": ["AD"]}), 10),
+                     (_table({0: "8C", 1: "9S"}, {**col, "lake:0": ["3C"]}), 20),
+                     (_table({0: "8C", 1: "9S"}, {"seat0:river3": ["4H", "3C"],
+                                                  "lake:0": ["AD"]}), 40)])
+    tr.finish()
+    return tr
+
+
+def test_a_misplaced_nertz_card_taken_back_to_a_column_went_there_first():
+    tr = _misplaced_from_nertz_taken_back_to_a_column(True)
+    log = tr.log()
+    assert [(e["card"], e["from"], e["to"]) for e in log if e["type"] == "move"] == [
+        ("AD", "seat1:nertz", "lake:0"), ("3C", "seat0:nertz", "seat0:river3"),
+        ("3C", "seat0:river3", "lake:0")]
+    assert [(e["card"], e["to"]) for e in log if e["type"] == "retract"] == [
+        ("3C", "seat0:river3")]
+    flags = tr.flags()
+    assert [(f["seat"], f["rule"], f["corrected"]) for f in flags] == [
+        (0, "foundation_suit", True)]
+    assert _pile(tr) == [(1, "AD", True)]
+    assert [c.code for c in tr.table.layouts[0].river[3]] == ["4H", "3C"]
+    assert tr.nertz_counts() == [12, 12]
+    # without it, the take-back goes to a place the card was not recorded leaving: seat 0
+    # is flagged for it, and its misplacement is not recorded as corrected
+    tr = _misplaced_from_nertz_taken_back_to_a_column(False)
+    assert [(f["rule"], f["corrected"]) for f in tr.flags()] == [
+        ("foundation_suit", False), ("retract_elsewhere", False)]
