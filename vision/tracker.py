@@ -854,7 +854,12 @@ class Tracker:
             for alt, p in card.alternatives:
                 if alt in codes:
                     continue  # one code once per place
-                s = p * self._prior(place, alt, exp, top)
+                prior_alt = self._prior(place, alt, exp, top)
+                if prior_alt < 1.0 and self.MOVED_RUN_ALTERNATIVE and not top and \
+                        self._kind(place) == "river" and \
+                        self._run_from_elsewhere(place, alt, tuple(codes[i + 1:])):
+                    prior_alt = 1.0
+                s = p * prior_alt
                 if s > score:
                     best, score = alt, s
             codes[i] = best
@@ -942,6 +947,12 @@ class Tracker:
     #: 12 s; the run was never seen moving and the seat's columns stayed out of step;
     #: 12 rounds 936 / 1092 found / reported, flags 88 -> 939 / 1092, 87, MAE 1.69 both)
     MOVED_RUN_FITS = True
+    #: likewise the reader's alternative of a fanned column card: the base of a run the
+    #: engine has on another column of the seat, the run's other cards read above it in
+    #: order (held-out round 6: seat 1's 8S 7D laid on its 9D, whose 8C had just gone to
+    #: the lake, read 9S (8S its next read) 7D; the engine's 8C was taken for the 9S, so
+    #: the lake's 8C was credited to the other seat)
+    MOVED_RUN_ALTERNATIVE = True
 
     def _in_moved_run(self, place: str, codes: list[str], i: int, exp: tuple[str, ...]
                       ) -> bool:

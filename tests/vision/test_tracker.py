@@ -4821,3 +4821,32 @@ def test_a_misplaced_nertz_card_taken_back_to_a_column_went_there_first():
     tr = _misplaced_from_nertz_taken_back_to_a_column(False)
     assert [(f["rule"], f["corrected"]) for f in tr.flags()] == [
         ("foundation_suit", False), ("retract_elsewhere", False)]
+
+
+def _run_moved_base_misread(on: bool) -> Tracker:
+    """Seat 0 builds 8S and 7D from its nertz pile on its 9H, then moves the 8S-7D run onto
+    its 9D, where the 8S reads 9S (8S the reader's next read)."""
+    tr = Tracker(HouseRules(), 2)
+    tr.MOVED_RUN_ALTERNATIVE = on
+    cols = {"seat0:river0": ["9D"], "seat0:river1": ["9H"]}
+    alts = {("seat0:river0", "9S"): (("8S", 0.3),)}
+    steps = [(_table({0: "8S", 1: "5D"}, cols), 10, {}),
+             (_table({0: "7D", 1: "5D"}, {**cols, "seat0:river1": ["9H", "8S"]}), 10, {}),
+             (_table({0: "5C", 1: "5D"}, {**cols, "seat0:river1": ["9H", "8S", "7D"]}), 10, {}),
+             (_table({0: "5C", 1: "5D"}, {"seat0:river0": ["9D", "9S", "7D"],
+                                          "seat0:river1": ["9H"]}), 40, alts)]
+    _feed_made(tr, steps, _obs_alts)
+    tr.finish()
+    return tr
+
+
+def test_a_moved_runs_base_misread_in_the_fan_is_its_readers_alternative():
+    tr = _run_moved_base_misread(True)
+    moves = [(e["card"], e["from"], e["to"], e["n"]) for e in tr.log() if e["type"] == "move"]
+    assert moves[-1] == ("8S", "seat0:river1", "seat0:river0", 2)
+    assert [c.code for c in tr.table.layouts[0].river[0]] == ["9D", "8S", "7D"]
+    assert not tr.flags()
+    # without it, the run is never seen leaving its column
+    tr = _run_moved_base_misread(False)
+    assert ("8S", "seat0:river1", "seat0:river0", 2) not in [
+        (e["card"], e["from"], e["to"], e["n"]) for e in tr.log() if e["type"] == "move"]
