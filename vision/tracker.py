@@ -4427,6 +4427,10 @@ class Tracker:
                     Move(seat, card, place, f"lake:{j}")) is True
                 if not (new_pile and not ace or card == code or legal):
                     continue  # (nothing lies under an Ace that starts a pile)
+                if new_pile and not legal and card != code and self.ORPHAN_BUILT_ON and \
+                        not _builds_up(code, card) and card not in glimpsed:
+                    continue  # (two misplacements, one hidden under the other, never seen
+                    # there: unlikelier than a card that left unseen for elsewhere)
                 if not (card == code or legal) and self.SURE_ORPHANS and \
                         self.sure_at.get((place, card), -1.0) < seen - self.SURE_SLACK_MS:
                     continue  # a breach inferred from a card last read unsure: no evidence
@@ -4465,6 +4469,10 @@ class Tracker:
     #: pile, both flagged)
     SURE_ORPHANS = True
     SURE_SLACK_MS = 300.0
+    #: ... and only when the new pile's first card builds on it in suit or the pile's place
+    #: showed it before that card covered it (tuned round 1: a 6S gone from a column laid
+    #: under a misplaced 10C that started a pile, a second flag for nothing seen)
+    ORPHAN_BUILT_ON = True
 
     #: a new pile's first card that is no Ace, laid under the arms of a seat whose waste
     #: lost an Ace by hand (the waste showed what lay under it) in the moments before, the

@@ -265,21 +265,47 @@ def test_lake_card_is_owned_by_the_waste_that_showed_it():
     assert tr.table.score().lake_cards == [0, 1]
 
 
-def test_card_hidden_under_a_simultaneous_landing_is_inferred():
-    """Two non-Aces start a pile together; only the upper one is ever seen there."""
+def _simultaneous_landing(glimpse: bool) -> tuple[Tracker, list[dict]]:
+    """Two non-Aces start a pile together; the lower one, 7H, shows there for one frame
+    (``glimpse``) or never, the upper one, 7S, settles there."""
     tr = Tracker(HouseRules(), 2)
     start = _table({0: "5C", 1: "5D"})
     lifted = _table({0: "5C", 1: "5D"}, {"seat0:river3": []})
+    shown = _table({0: "5C", 1: "5D"}, {"seat0:river3": [], "lake:0": ["7H"]})
     landed = _table({0: "5C", 1: "5D"}, {"seat0:river3": [], "seat1:river3": [],
                                           "lake:0": ["7S"]})
+    events: list[dict] = []
+    n = 0
     # (it waits while the 7H might still land elsewhere)
-    events = _feed(tr, [start, lifted] + [landed] * 7)
+    for places, repeat in [(start, 3), (lifted, 3), (shown, 1 if glimpse else 0),
+                           (landed, 21)]:
+        for _ in range(repeat):
+            events += tr.update(_obs(n, places))
+            n += 1
+    return tr, events
+
+
+def test_card_hidden_under_a_simultaneous_landing_is_inferred():
+    tr, events = _simultaneous_landing(glimpse=True)
     moves = [(e["seat"], e["card"], e["from"], e.get("inferred", False)) for e in events
              if e["type"] == "move"]
     assert moves == [(0, "7H", "seat0:river3", True), (1, "7S", "seat1:river3", False)]
     assert [pl.card.code for pl in tr.table.lake[0].placements] == ["7H", "7S"]
     assert sorted((f["seat"], f["rule"]) for f in tr.flags()) == [
         (0, "foundation_needs_ace"), (1, "foundation_needs_ace")]
+    # never shown there, and the 7S not built on it: two misplacements, one under the
+    # other, are no likelier than the 7H gone elsewhere unseen; seat 0 is not flagged
+    tr, events = _simultaneous_landing(glimpse=False)
+    assert [(e["seat"], e["card"]) for e in events if e["type"] == "move"] == [(1, "7S")]
+    assert [(f["seat"], f["rule"]) for f in tr.flags()] == [(1, "foundation_needs_ace")]
+    # without the rule, the 7H is laid under it all the same
+    tr2 = Tracker(HouseRules(), 2)
+    tr2.ORPHAN_BUILT_ON = False
+    start = _table({0: "5C", 1: "5D"})
+    _feed(tr2, [start, _table({0: "5C", 1: "5D"}, {"seat0:river3": []})] + [
+        _table({0: "5C", 1: "5D"}, {"seat0:river3": [], "seat1:river3": [],
+                                     "lake:0": ["7S"]})] * 7)
+    assert [pl.card.code for pl in tr2.table.lake[0].placements] == ["7H", "7S"]
 
 
 def test_card_in_flight_over_a_place_is_not_an_empty_place():
@@ -2879,11 +2905,12 @@ def test_a_layout_view_from_before_a_card_left_shows_no_take_back():
 
 def _unsure_card_gone_as_a_pile_starts(on: bool, unsure: bool) -> Tracker:
     """Seat 0's nertz top reads 8H (sure, or unsure: 6H the reader's next read), then 9C,
-    as seat 1's 5S, seen leaving its waste, starts a pile (no Ace: flagged)."""
+    as seat 1's 9H, seen leaving its waste, starts a pile (no Ace: flagged unless the 8H
+    lies under it)."""
     tr = Tracker(HouseRules(), 2)
     tr.SURE_ORPHANS = on
-    frames = [(_table({0: "8H", 1: "5D"}, {"seat1:waste": ["3C", "5S"]}), 10),
-              (_table({0: "9C", 1: "5D"}, {"seat1:waste": ["3C"], "lake:0": ["5S"]}), 30)]
+    frames = [(_table({0: "8H", 1: "5D"}, {"seat1:waste": ["3C", "9H"]}), 10),
+              (_table({0: "9C", 1: "5D"}, {"seat1:waste": ["3C"], "lake:0": ["9H"]}), 30)]
     def doubt(obs: Observation) -> None:
         if unsure and obs.places["seat0:nertz"].codes == ["8H"]:
             obs.places["seat0:nertz"].cards[0] = SeenCard("8H", BOX,
@@ -2898,13 +2925,14 @@ def test_a_card_last_read_unsure_is_not_laid_under_a_pile_it_may_not_start():
     # the 8H, read unsure, gone as the 5S started a pile: no sign it went there (a misread
     # that went away is as likely), so seat 0 is not accused of starting a pile with it
     tr = _unsure_card_gone_as_a_pile_starts(True, unsure=True)
-    assert [(f["seat"], f["card"]) for f in tr.flags()] == [(1, "5S")]
-    # read sure, it left as the pile started: it lies under the 5S, flagged too
+    assert [(f["seat"], f["card"]) for f in tr.flags()] == [(1, "9H")]
+    # read sure, it left as the pile started: it lies under the 9H (which builds on it),
+    # flagged too
     tr = _unsure_card_gone_as_a_pile_starts(True, unsure=False)
-    assert [(f["seat"], f["card"]) for f in tr.flags()] == [(0, "8H"), (1, "5S")]
+    assert [(f["seat"], f["card"]) for f in tr.flags()] == [(0, "8H"), (1, "9H")]
     # without the check, the unsure read counts as much
     tr = _unsure_card_gone_as_a_pile_starts(False, unsure=True)
-    assert [(f["seat"], f["card"]) for f in tr.flags()] == [(0, "8H"), (1, "5S")]
+    assert [(f["seat"], f["card"]) for f in tr.flags()] == [(0, "8H"), (1, "9H")]
 
 
 def _built_past_a_gap(on: bool) -> Tracker:
