@@ -1418,15 +1418,26 @@ class Tracker:
     TWIN_DEALT_DEPARTURE = True
     #: how close to the landing the dealt twin must have been seen last on its column
     TWIN_DEPARTURE_MS = 2000.0
+    #: ... and likewise, even for a landing the pile's cards do not agree with (a
+    #: misplacement), for a dealt card of X's suit or X's twin that the reader had as its
+    #: alternative of the landing card (held-out round 1: seat 2's dealt 7H, read 2H there,
+    #: sure, started a pile read 7H with 2H next, was flagged and taken back; it went to
+    #: nobody, and the column stayed out of step for the round)
+    DEALT_READ_ALTERNATIVE = True
 
-    def _twin_dealt_departure(self, code: str, pile: str, landed: float) -> bool:
+    def _twin_dealt_departure(self, code: str, pile: str, landed: float,
+                              dest: str | None = None) -> bool:
         """See :attr:`TWIN_DEALT_DEPARTURE` (``pile``: the engine's lake place the card
-        lands on); whether the deal was corrected."""
+        lands on, ``dest`` the observed one); whether the deal was corrected."""
         table = self.table
         assert table is not None
         twin = _twin(code)
-        if twin is None or not _fits(table, code, pile):
-            return False  # (only a card the pile's cards agree with)
+        fits = _fits(table, code, pile)  # (a card the pile's cards agree with)
+        # the reader's other reads of the landing card (see DEALT_READ_ALTERNATIVE)
+        alts = {a for a, _p in self.reads.get((dest, code), ())} \
+            if dest is not None and self.DEALT_READ_ALTERNATIVE else set()
+        if twin is None or not fits and not alts:
+            return False
         found = []
         for seat, deal in enumerate(self._deal_lists):
             if (seat, code) in self.named or (seat, code) in self.known or \
@@ -1434,11 +1445,16 @@ class Tracker:
                 continue
             for i, col in enumerate(deal["river"]):
                 name = f"seat{seat}:river{i}"
-                seen = self.seen_at.get((name, twin))
-                if col != [twin] or [c.code for c in table.pile(name)] != [twin] or \
+                dealt = col[0] if len(col) == 1 else None
+                if dealt is None or not (dealt == twin and (fits or dealt in alts) or
+                                         dealt in alts and dealt[-1] == code[-1] and
+                                         (seat, dealt) not in self.named):
+                    continue
+                seen = self.seen_at.get((name, dealt))
+                if [c.code for c in table.pile(name)] != [dealt] or \
                         self._last_touched(name) > 0 or seen is None or \
                         not landed - self.TWIN_DEPARTURE_MS <= seen <= landed + 300 or \
-                        self._departed(name, twin) != 3 or \
+                        self._departed(name, dealt) != 3 or \
                         self._hidden_in_deal(seat, code) is None:
                     continue
                 found.append((seat, i, name, seen))
@@ -2048,6 +2064,11 @@ class Tracker:
             if not cands:
                 if twin_ok and self._twin_arrival(dest, code, landed, st):
                     return True
+                if kind == "lake" and len(run) == 1 and self.TWIN_DEALT_DEPARTURE and \
+                        self.DEALT_READ_ALTERNATIVE and self._twin_dealt_departure(
+                            code, f"lake:{self.lake_map.get(dest, len(table.lake))}", landed,
+                            dest):
+                    return True  # (the deal corrected: the column is the source next pass)
                 if kind == "lake" and len(run) == 1 and not misread and \
                         self._twin_of_played(dest, code, landed, st):
                     return True
@@ -2072,7 +2093,7 @@ class Tracker:
                 # still shows it: no seen departure of the card itself)
                 pile = f"lake:{self.lake_map.get(dest, len(table.lake))}"
                 if (best in pool or not seen_best or dep_best == 1) and \
-                        self._twin_dealt_departure(code, pile, landed):
+                        self._twin_dealt_departure(code, pile, landed, dest):
                     return True  # (the deal corrected: the column is the source next pass)
             glimpsed = None
             if self.EARLIER_WASTE_GLIMPSE and best not in pool:
