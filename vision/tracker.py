@@ -1819,6 +1819,12 @@ class Tracker:
     #: the hand left, taken for the 3C still there; the 3C's misplacement on the lake and
     #: its take-back never recorded)
     TWIN_FLICKER_BY_TURNS = True
+    #: ... and a nertz top that settled from the reader's twin read (its alternative chosen
+    #: by what the table allows), the reader reading that twin since before it settled, is
+    #: the same card when the pile's view turns to the twin: the read never changed (tuned
+    #: round 13: seat 2's nertz 10C, read 10S with 10C next, then 10S alone, was taken for
+    #: gone and laid on a pile's identical 10C, flagged)
+    TWIN_SAME_READ = True
 
     def _twin_flicker(self, name: str, code: str, now: tuple[str, ...] | None,
                       st: _PlaceState) -> bool:
@@ -1828,6 +1834,10 @@ class Tracker:
                 now[-1] != _twin(code):
             return False
         last = self.seen_at.get((name, code))
+        own, since = st.read
+        if self.TWIN_SAME_READ and own == now[-1] and since is not None and \
+                since <= st.settled.get(code, -1.0):
+            return True  # (the reader read the twin before the card settled, and since)
         read_t = st.flicker_t if self.TWIN_FLICKER_BY_TURNS else st.twin_read_t
         return last is not None and read_t >= 0.0 and read_t >= last - self.TWIN_FLICKER_MS
 

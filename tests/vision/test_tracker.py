@@ -4909,3 +4909,34 @@ def test_a_dealt_card_misread_in_rank_is_named_by_the_pile_it_leaves_for():
     # unrecorded (the deal is corrected only once the 7H shows on the column again)
     tr = _dealt_card_misread_in_rank(False)
     assert not [e for e in tr.log() if e["type"] in ("move", "retract", "flag")]
+
+
+def _nertz_top_settled_from_twin_read(on: bool) -> Tracker:
+    """Seat 1 starts a pile with a misplaced 10C. Seat 0's nertz AD goes to the lake; the
+    card under it reads 10S (10C next) while seat 0's 10S lies on its column, so it settles
+    as 10C; then the reader reads it 10S alone."""
+    tr = Tracker(HouseRules(), 2)
+    tr.TWIN_SAME_READ = on
+    col = {"seat0:river3": ["10S"]}
+    lake = {**col, "lake:0": ["AD"], "lake:1": ["10C"]}
+    first = {("seat0:nertz", "10S"): (("10C", 0.3),)}
+    steps = [(_table({0: "AD", 1: "10C"}, col), 10, {}),
+             (_table({0: "AD", 1: "5D"}, {**col, "lake:1": ["10C"]}), 10, {}),
+             (_table({0: "10S", 1: "5D"}, lake), 6, first),
+             (_table({0: "10S", 1: "5D"}, lake), 60, {})]
+    _feed_made(tr, steps, _obs_alts)
+    tr.finish()
+    return tr
+
+
+def test_a_nertz_top_the_reader_read_as_its_twin_all_along_has_not_left():
+    tr = _nertz_top_settled_from_twin_read(True)
+    assert [(e["seat"], e["card"]) for e in tr.log() if e["type"] == "move"] == [
+        (1, "10C"), (0, "AD")]
+    assert [(f["seat"], f["card"]) for f in tr.flags()] == [(1, "10C")]
+    assert tr.nertz_counts() == [12, 12] and tr.table.layouts[0].nertz[-1].code == "10C"
+    # without it, the view turning to 10S takes the 10C for gone: laid under seat 1's
+    # identical 10C, seat 0 flagged for nothing, one nertz card short
+    tr = _nertz_top_settled_from_twin_read(False)
+    assert [(f["seat"], f["card"]) for f in tr.flags()] == [(1, "10C"), (0, "10C")]
+    assert tr.nertz_counts() == [11, 12]
