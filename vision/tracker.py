@@ -2909,21 +2909,13 @@ class Tracker:
             to_lake = replace(rec, action=Move(rec.action.seat, code, dest,  # type: ignore[union-attr]
                                                f"lake:{j}"))
             records = [*self.records[:r], to_column, to_lake, *self.records[r + 1:]]
-            replayed = self._replayed(records)
-            if replayed is None:
-                continue
-            fresh, flags = replayed
-            if flags[r] or any({(fl.rule, fl.seat, fl.card) for fl in new} -
-                               {(fl.rule, fl.seat, fl.card) for fl in old.flags}
-                               for new, old in zip(flags[r + 2:], records[r + 2:], strict=True)):
-                continue  # (the move to the column must be legal, and change no later one)
-            if fresh.is_legal(Retract(seat, code, f"lake:{j}", dest)) is not True:
-                continue
-            # (each record keeps the rebuilt engine's flags: the take-back corrects them)
-            records = [replace(rec, flags=fl) for rec, fl in zip(records, flags, strict=True)]
-            self.records, self.table = records, fresh
-            self.revision += 1
-            return True
+            # (the move to the column legal, no other record newly flagged, the take-back
+            # legal after)
+            before = [*(x.flags for x in self.records[:r]), [],
+                      *(x.flags for x in self.records[r:])]
+            if self._rewrite_history(records, before,
+                                     then=Retract(seat, code, f"lake:{j}", dest)):
+                return True
         return False
 
     def _rebuilt(self, records: list[_Record]) -> Table | None:
