@@ -20,7 +20,7 @@ import numpy as np
 
 __all__ = ["CalibrationError", "CameraWatch", "MarkerLayout", "MarkerPatches", "PlaneMap",
            "detect_markers", "fit_markers", "from_corners", "marker_page", "marker_sheet",
-           "write_marker_pdf"]
+           "recover_markers", "write_marker_pdf"]
 
 MARKER_DICT = cv2.aruco.DICT_4X4_50
 #: Side of a marker's black code in mm (the printed square with its white margin is 70 mm).
@@ -183,6 +183,138 @@ def detect_markers(image: np.ndarray, want: Sequence[int] = (),
         for i, q in _find(grey, upscale).items():
             found.setdefault(i, q)
     return found
+
+
+#: Pixels per code cell in the square space where a covered marker is looked for.
+_CELL = 8
+
+
+def _marker_template(marker_id: int) -> np.ndarray:
+    """The printed marker (6×6-cell code in a one-cell white margin) at ``_CELL`` px a cell,
+    float32 0 (ink) … 1 (paper)."""
+    dictionary = cv2.aruco.getPredefinedDictionary(MARKER_DICT)
+    code = cv2.aruco.generateImageMarker(dictionary, marker_id, 6 * _CELL)
+    return cv2.copyMakeBorder(code, _CELL, _CELL, _CELL, _CELL, cv2.BORDER_CONSTANT,
+                              value=255).astype(np.float32) / 255.0
+
+
+def _code_cells(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """Mean brightness of each of the 6×6 code cells (their inner half) inside ``quad``."""
+    side = 6 * 10
+    dst = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
+    m = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), dst)
+    flat = cv2.warpPerspective(grey, m, (side, side), flags=cv2.INTER_LINEAR)
+    cells = flat.reshape(6, 10, 6, 10)[:, 3:7, :, 3:7].astype(np.float32)
+    return cells.mean(axis=(1, 3))
+
+
+def recover_markers(image: np.ndarray, found: dict[int, np.ndarray], layout: MarkerLayout,
+                    kappa: float = 0.0, plane: PlaneMap | None = None,
+                    min_cells: int = 26) -> dict[int, np.ndarray]:
+    """``found`` with the layout's missing markers that a card, a corner of a hand or a
+    shadow partly covers, which cv2.aruco cannot outline: each is looked for about where
+    the found ones (at least two, or ``plane``) put it, by its printed pattern (template
+    match, then sub-pixel alignment), and kept only when at least ``min_cells`` of its 36
+    code cells read as printed and at most one shows ink where the print is white (a card
+    over the code whitens ink, it does not add any)."""
+    missing = [i for i in layout.ids if i not in found]
+    if not missing:
+        return dict(found)
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    h, w = grey.shape[:2]
+    if sum(i in found for i in layout.ids) >= 2:
+        try:
+            plane = fit_markers(found, layout, (w, h), min_markers=2, lens=False, kappa=kappa)
+        except CalibrationError:
+            pass
+    if plane is None:
+        return dict(found)
+    out = dict(found)
+    # nearest to the found ones first: each one recovered pins the map for the next
+    for i in sorted(missing, key=lambda i: min(
+            (float(np.linalg.norm(np.subtract(layout.centres_mm[layout.ids.index(i)],
+                                              layout.centres_mm[layout.ids.index(j)])))
+             for j in out if j in layout.ids), default=0.0)):
+        quad = _look_for_marker(grey, plane.to_px(layout.corners_mm(i)), i, min_cells)
+        if quad is not None:
+            out[i] = quad
+            try:
+                plane = fit_markers(out, layout, (w, h), min_markers=2, lens=False,
+                                    kappa=kappa)
+            except CalibrationError:
+                pass
+    return out
+
+
+def _look_for_marker(grey: np.ndarray, quad: np.ndarray, marker_id: int,
+                     min_cells: int) -> np.ndarray | None:
+    """Corners (4×2, cv2.aruco order) of marker ``marker_id`` near the predicted ``quad``,
+    or None. The frame about the prediction is warped square (a code cell ``_CELL`` px),
+    the printed marker matched over ±2 marker sides at a few scales, then aligned by ECC."""
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    h, w = grey.shape[:2]
+    if not np.all(np.isfinite(q)):
+        return None
+    side_px = float(np.linalg.norm(q[0] - q[2])) / math.sqrt(2)
+    if side_px < 8 or not (0 <= q[:, 0].mean() < w and 0 <= q[:, 1].mean() < h):
+        return None
+    pad = 14 * _CELL  # the window: the code ± 14 cells (over two marker sides)
+    size = 6 * _CELL + 2 * pad
+    canon = np.array([[pad, pad], [pad + 6 * _CELL, pad], [pad + 6 * _CELL, pad + 6 * _CELL],
+                      [pad, pad + 6 * _CELL]], np.float32)
+    to_img = cv2.getPerspectiveTransform(canon, q.astype(np.float32))
+    window = cv2.warpPerspective(grey, to_img, (size, size),
+                                 flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                 borderMode=cv2.BORDER_REPLICATE).astype(np.float32) / 255.0
+    template = _marker_template(marker_id)
+    best = (-1.0, 1.0, (0, 0))
+    for scale in (0.8, 0.9, 1.0, 1.12, 1.25):
+        t = cv2.resize(template, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        if t.shape[0] >= size:
+            continue
+        r = cv2.matchTemplate(window, t, cv2.TM_CCOEFF_NORMED)
+        _, score, _, loc = cv2.minMaxLoc(r)
+        if score > best[0]:
+            best = (float(score), scale, loc)
+    score, scale, (x, y) = best
+    if score < 0.4:
+        return None
+    warp = np.array([[scale, 0, x], [0, scale, y], [0, 0, 1]], np.float32)
+    try:
+        _, warp = cv2.findTransformECC(
+            template, window, warp, cv2.MOTION_HOMOGRAPHY,
+            (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 60, 1e-5), None, 3)
+    except cv2.error:
+        return None
+    code = np.array([[_CELL, _CELL, 1], [7 * _CELL, _CELL, 1], [7 * _CELL, 7 * _CELL, 1],
+                     [_CELL, 7 * _CELL, 1]], np.float64)
+    in_window = code @ warp.astype(np.float64).T
+    in_window = in_window[:, :2] / in_window[:, 2:3]
+    found = cv2.perspectiveTransform(in_window[None].astype(np.float64),
+                                     to_img.astype(np.float64))[0]
+    if not np.all(np.isfinite(found)):
+        return None
+    if not _reads_as(grey, found, marker_id, min_cells):
+        return None
+    return found
+
+
+def _reads_as(grey: np.ndarray, quad: np.ndarray, marker_id: int, min_cells: int) -> bool:
+    """Whether the code inside ``quad`` reads as ``marker_id`` (upright) on at least
+    ``min_cells`` of its 36 cells with at most one showing ink where the print is white: a
+    card or paper over the code whitens ink, it does not add any."""
+    cells = _code_cells(grey, quad)
+    lo, hi = float(np.percentile(cells, 10)), float(np.percentile(cells, 90))
+    if hi - lo < 30:
+        return False
+    ink = cells < (lo + hi) / 2
+    dictionary = cv2.aruco.getPredefinedDictionary(MARKER_DICT)
+    white = np.zeros((6, 6), bool)
+    white[1:5, 1:5] = dictionary.getBitsFromByteList(
+        dictionary.bytesList[marker_id:marker_id + 1], 4) == 1
+    agree = int((ink != white).sum())
+    stray_ink = int((ink & white).sum())
+    return agree >= min_cells and stray_ink <= 1
 
 
 def _crop_box(quad: np.ndarray, shape: tuple[int, ...]) -> tuple[int, int, int, int] | None:

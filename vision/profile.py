@@ -333,7 +333,7 @@ def make_profile(path: str | Path, seats: int, shape: str, size: str,
                  corners: str | None = None, image: str | Path | None = None,
                  preset: str = "nertz") -> str:
     """Write a profile for ``nertz calibrate``; returns a one-line summary."""
-    from .calibration import detect_markers, fit_markers, from_corners
+    from .calibration import detect_markers, fit_markers, from_corners, recover_markers
 
     try:
         dims = [float(v) for v in size.lower().split("x")]
@@ -358,7 +358,8 @@ def make_profile(path: str | Path, seats: int, shape: str, size: str,
                                    else (frame.shape[1], frame.shape[0]))
     note = "corners" if corners else "markers"
     if frame is not None and profile.markers is not None:
-        found = detect_markers(frame, profile.markers.ids)
+        found = recover_markers(frame, detect_markers(frame, profile.markers.ids),
+                                profile.markers)
         fit_markers(found, profile.markers, (frame.shape[1], frame.shape[0]))
         note += f" ({len([i for i in profile.markers.ids if i in found])} in view)"
     profile.save(path)

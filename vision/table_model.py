@@ -43,6 +43,7 @@ from .calibration import (
     PlaneMap,
     detect_markers,
     fit_markers,
+    recover_markers,
 )
 from .detections import Detections
 from .observation import Observation, PlaceView, SeenCard
@@ -217,6 +218,11 @@ class TableModel:
             expected = None if self.plane is None else {
                 i: self.plane.to_px(markers.corners_mm(i)) for i in markers.ids}
             found = detect_markers(image, markers.ids, expected)
+            known = sum(i in found for i in markers.ids)
+            if known < len(markers.ids) and (self.plane is None or known < 3):
+                # a card or a shadow over a marker's corner: look for it by its pattern
+                found = recover_markers(image, found, markers, plane=self.plane,
+                                        kappa=0.0 if self.plane is None else self.plane.kappa)
             self.looks["markers"] += 1
             self.markers_in_view = set(found)
             try:
