@@ -3717,19 +3717,21 @@ class Tracker:
         in its stock or waste, or that card cannot be exchanged (named, or seen)."""
         where = fresh.where(code, seat)
         layout = fresh.layouts[seat]
-        if where is None or where.kind not in ("stock", "waste") or \
+        hidden_nertz = self._hidden_in_nertz(fresh, seat, code)
+        if where is None or not (where.kind in ("stock", "waste") or hidden_nertz) or \
                 (seat, code) in self.named or not (layout.waste or layout.stock):
             return None
         drawn = not layout.waste
         top = (layout.stock[min(self.rules.draw, len(layout.stock)) - 1] if drawn
                else layout.waste[-1]).code
         stock = self._deal_lists[seat]["stock"]
+        home = self._deal_lists[seat]["nertz"] if hidden_nertz else stock
         if top != code:
             if (seat, top) in self.named or (seat, top) in self.known or \
-                    top not in stock or code not in stock:
+                    top not in stock or code not in home:
                 return None
-            a, b = stock.index(top), stock.index(code)
-            stock[a], stock[b] = code, top
+            a, b = stock.index(top), home.index(code)
+            stock[a], home[b] = code, top
         t = max(fresh.now, rec.t_ms - 1)
         added = [_Record(Draw(seat), t, rec.frame, rec.frames, True, {}, None, [])] \
             if drawn else []
@@ -3744,6 +3746,12 @@ class Tracker:
     #: started before the deal was read, 15 of their cards flagged "cannot start a
     #: pile"); None: off
     UNSEEN_BASE_RUN: int | None = 3
+    #: the missing cards under such a run, when the history does not replay with one
+    #: played from the waste of the seat tried first (that seat's later draws then turn
+    #: other cards), come from the next seat's waste that can hold it, and so on (real
+    #: path, `--seed 4` round 3: an A♣ tried on the waste of seat 2, which misread one
+    #: as it, refused; seat 3's, where it was, never tried)
+    UNSEEN_BASE_OTHER_SEATS = True
 
     def _unseen_base_under_run(self, action: Move) -> bool:
         """``action`` lands on lake pile ``action.dst`` illegally, but continues a run of
@@ -3816,44 +3824,53 @@ class Tracker:
                                            f"there"})
             anchors[code], pos = rec, i + 1
         saved = self._saved_deal()
-        named: list[tuple[int, str]] = []
-        lo = start
         j = int(dst.split(":")[1])
-        if base == 0 and missing[0] not in anchors:
-            # (the Ace may have started the pile any time after the pile before it was)
-            lo = 1 + max((i for i, x in enumerate(records[:lo]) if isinstance(x.action, Move)
-                          and x.action.dst == f"lake:{j - 1}"), default=-1)
-        for n, code in enumerate(missing):
-            if code in anchors:
-                lo = next(i for i, x in enumerate(records) if x is anchors[code]) + 1
-                continue
-            nxt = next((anchors[c] for c in missing[n + 1:] if c in anchors),
-                       self.records[r_first])
-            hi = next(i for i, x in enumerate(records) if x is nxt)
-            shown = {k: self.seen_at.get((f"seat{k}:waste", code), -1.0)
-                     for k in range(self.seats)}
-            order = sorted(range(self.seats), key=lambda k: (-shown[k], k != first.seat))
-            spot = self._waste_spot(records, lo, hi, code, order)
-            fresh = self._rebuilt(records[:spot[0]]) if spot is not None else None
-            added = None if fresh is None or spot is None else self._waste_play(
-                fresh, spot[1], code, dst, records[spot[0]],
-                f"{action.card} built on {first.card.code} and the run under it, which lay "
-                f"on the pile without {code}: {code} went there first, unseen "
-                f"(seat{spot[1]}'s hidden card)")
-            if spot is None or added is None:
-                self._deal_lists = saved
-                return False
-            i = spot[0]
-            records[i:i] = added
-            before[i:i] = [[] for _ in added]
-            named.append((spot[1], code))
-            lo = i + len(added)
-        if not self._rewrite_history(records, before, then=action):
-            self._deal_lists = saved
-            return False
-        self.known.update(named)
-        self.named.update(named)
-        return True
+        refused: set[tuple[int, str]] = set()
+        base_records, base_before = records, before
+        for _try in range(self.seats if self.UNSEEN_BASE_OTHER_SEATS else 1):
+            records, before = list(base_records), list(base_before)
+            named: list[tuple[int, str]] = []
+            lo = start
+            if base == 0 and missing[0] not in anchors:
+                # (the Ace may have started the pile any time after the pile before it was)
+                lo = 1 + max((i for i, x in enumerate(records[:lo])
+                              if isinstance(x.action, Move)
+                              and x.action.dst == f"lake:{j - 1}"), default=-1)
+            for n, code in enumerate(missing):
+                if code in anchors:
+                    lo = next(i for i, x in enumerate(records) if x is anchors[code]) + 1
+                    continue
+                nxt = next((anchors[c] for c in missing[n + 1:] if c in anchors),
+                           self.records[r_first])
+                hi = next(i for i, x in enumerate(records) if x is nxt)
+                shown = {k: self.seen_at.get((f"seat{k}:waste", code), -1.0)
+                         for k in range(self.seats)}
+                order = sorted((k for k in range(self.seats) if (k, code) not in refused),
+                               key=lambda k: (-shown[k], k != first.seat))
+                spot = self._waste_spot(records, lo, hi, code, order)
+                fresh = self._rebuilt(records[:spot[0]]) if spot is not None else None
+                added = None if fresh is None or spot is None else self._waste_play(
+                    fresh, spot[1], code, dst, records[spot[0]],
+                    f"{action.card} built on {first.card.code} and the run under it, which "
+                    f"lay on the pile without {code}: {code} went there first, unseen "
+                    f"(seat{spot[1]}'s hidden card)")
+                if spot is None or added is None:
+                    self._deal_lists = saved
+                    return False
+                i = spot[0]
+                records[i:i] = added
+                before[i:i] = [[] for _ in added]
+                named.append((spot[1], code))
+                lo = i + len(added)
+            if self._rewrite_history(records, before, then=action):
+                self.known.update(named)
+                self.named.update(named)
+                return True
+            # (that seat's later draws no longer replay: another seat's waste, if any)
+            self._deal_lists = [{key: list(v) for key, v in d.items()} for d in saved]
+            refused.update(named)
+        self._deal_lists = saved
+        return False
 
     def _waste_spot(self, records: list[_Record], lo: int, hi: int, code: str,
                     seats: list[int]) -> tuple[int, int] | None:
@@ -3889,11 +3906,31 @@ class Tracker:
         if not (layout.waste or layout.stock):
             return False
         where = table.where(code, seat)
-        if where is None or where.kind not in ("stock", "waste"):
+        if where is None or not (where.kind in ("stock", "waste")
+                                 or self._hidden_in_nertz(table, seat, code)):
             return False
         top = (layout.waste[-1] if layout.waste
                else layout.stock[min(self.rules.draw, len(layout.stock)) - 1]).code
         return top == code or ((seat, top) not in self.named and (seat, top) not in self.known)
+
+    #: a hidden card of a seat's nertz pile (under its top, never seen nor named) may be
+    #: the card a missing-card inference plays from the seat's waste, exchanged with the
+    #: waste's top in the deal hypothesis as a hidden stock card is: the deal hypothesis
+    #: fills the hidden nertz cards in deck order (A♣, 2♣, … first), so without this no
+    #: club below the King was ever found missing under a lake pile (real path, `--seed 4`
+    #: round 3: a club pile's Ace unseen, its 2 to K each flagged "cannot start a pile")
+    HIDDEN_NERTZ_WASTE_PLAY = True
+
+    def _hidden_in_nertz(self, table: Table, seat: int, code: str) -> bool:
+        """Whether ``code`` lies in ``seat``'s nertz pile in ``table`` under its top, never
+        seen nor named (a placeholder of the deal hypothesis), and its deal list holds it
+        there (:attr:`HIDDEN_NERTZ_WASTE_PLAY`)."""
+        if not self.HIDDEN_NERTZ_WASTE_PLAY or (seat, code) in self.known or \
+                (seat, code) in self.named:
+            return False
+        nertz = table.layouts[seat].nertz
+        return any(c.code == code for c in nertz[:-1]) and \
+            code in self._deal_lists[seat]["nertz"]
 
     #: a slide under seen only after the seat filled its last empty column (the slid card
     #: showed late, a strip under its column) went first, while a column was empty: put

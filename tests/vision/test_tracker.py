@@ -3270,6 +3270,82 @@ def test_a_run_built_on_a_pile_whose_base_was_never_seen_counts():
     assert tr.table.score().lake_cards == [0, 0]
 
 
+def _club_run_on_an_unseen_base(on: bool) -> Tracker:
+    """:func:`_run_on_an_unseen_base` in clubs: seat 0's nertz 3C starts a pile, seat 1's
+    nertz 4C and then seat 0's 5C are built on it; the AC and 2C never seen. The deal
+    hypothesis holds every seat's hidden nertz cards in deck order (AC, 2C, … first)."""
+    tr = Tracker(HouseRules(), 2)
+    tr.HIDDEN_NERTZ_WASTE_PLAY = on
+    _feed(tr, [_table({0: "3C", 1: "4C"}),
+               _table({0: "5C", 1: "4C"}, {"lake:0": ["3C"]}),
+               _table({0: "5C", 1: "8D"}, {"lake:0": ["4C"]}),
+               _table({0: "JS", 1: "8D"}, {"lake:0": ["5C"]})], repeat=10)
+    tr.finish()
+    return tr
+
+
+def test_a_club_run_on_an_unseen_base_counts_too():
+    # the AC and 2C lay hidden in the deal hypothesis's nertz piles: taken as played from
+    # seat 0's waste all the same, as hidden cards are, and nobody is flagged
+    tr = _club_run_on_an_unseen_base(True)
+    moves = [e for e in tr.log() if e["type"] == "move"]
+    assert [(e["seat"], e["card"], e.get("inferred", False)) for e in moves] == [
+        (0, "AC", True), (0, "2C", True), (0, "3C", False), (1, "4C", False),
+        (0, "5C", False)]
+    assert [e["from"] for e in moves[:2]] == ["seat0:waste", "seat0:waste"]
+    assert not tr.flags() and tr.table.score().lake_cards == [4, 1]
+    assert tr.nertz_counts() == [11, 12]
+    # without it no seat's waste could hold them: every card "cannot start a pile"
+    tr = _club_run_on_an_unseen_base(False)
+    assert [(f["card"], f["rule"]) for f in tr.flags()] == [
+        ("3C", "foundation_needs_ace"), ("4C", "foundation_needs_ace"),
+        ("5C", "foundation_needs_ace")]
+
+
+class _RefusesSeat1Waste(Tracker):
+    """A tracker whose history never replays with a card inferred from seat 1's waste (as
+    when that seat's later draws, one card short, turn other cards than were seen)."""
+
+    def _rewrite_history(self, records, before, then=None):  # type: ignore[no-untyped-def]
+        if any(r.inferred and isinstance(r.action, Move) and r.action.src == "seat1:waste"
+               for r in records):
+            return False
+        return super()._rewrite_history(records, before, then=then)
+
+
+def _run_on_an_unseen_base_from_seat1(on: bool, refuse: bool = True) -> Tracker:
+    """Seat 1's nertz 3H starts a pile (its AH and 2H never seen), seat 0's nertz 4H and
+    then seat 1's 5H are built on it."""
+    tr = (_RefusesSeat1Waste if refuse else Tracker)(HouseRules(), 2)
+    tr.UNSEEN_BASE_OTHER_SEATS = on
+    _feed(tr, [_table({0: "4H", 1: "3H"}),
+               _table({0: "4H", 1: "5H"}, {"lake:0": ["3H"]}),
+               _table({0: "10C", 1: "5H"}, {"lake:0": ["4H"]}),
+               _table({0: "10C", 1: "JS"}, {"lake:0": ["5H"]})], repeat=10)
+    tr.finish()
+    return tr
+
+
+def test_the_cards_under_an_unseen_base_come_from_another_seat_when_the_first_is_refused():
+    # seat 1, which laid the run's first card, is tried first for the AH and 2H; its
+    # history refused, they come from seat 0's waste and the pile counts
+    tr = _run_on_an_unseen_base_from_seat1(True)
+    moves = [e for e in tr.log() if e["type"] == "move"]
+    assert [(e["seat"], e["card"], e["from"]) for e in moves[:2]] == [
+        (0, "AH", "seat0:waste"), (0, "2H", "seat0:waste")]
+    assert not tr.flags() and tr.table.score().lake_cards == [3, 2]
+    # not refused, seat 1's waste gives them
+    tr = _run_on_an_unseen_base_from_seat1(True, refuse=False)
+    assert [(e["card"], e["from"]) for e in tr.log()
+            if e["type"] == "move" and e.get("inferred")] == [
+        ("AH", "seat1:waste"), ("2H", "seat1:waste")]
+    # seat 1 only: nothing is inferred, and every card "cannot start a pile"
+    tr = _run_on_an_unseen_base_from_seat1(False)
+    assert [(f["card"], f["rule"]) for f in tr.flags()] == [
+        ("3H", "foundation_needs_ace"), ("4H", "foundation_needs_ace"),
+        ("5H", "foundation_needs_ace")]
+
+
 def _pile_built_before_the_deal(on: bool, late: bool = True) -> Tracker:
     """The lake already holds a pile showing 3H when the deal is read: 5 s in (seat 1's
     nertz pile out of the camera's reach until then), or at once (``late`` False). No seat
