@@ -154,6 +154,7 @@ class Tracker:
         self.events: list[dict[str, Any]] = []
         self.states: dict[str, _PlaceState] = {}
         self.lake_map: dict[str, int] = {}
+        self._deal_lake: set[str] = set()  # lake places showing a face-up card at the deal
         self.known: set[tuple[int, str]] = set()
         self.named: set[tuple[int, str]] = set()
         self.seen_at: dict[tuple[str, str], float] = {}  # (place, code) -> last seen, raw
@@ -513,6 +514,8 @@ class Tracker:
         self._debounce(obs)
         for st in self.states.values():  # the deal view is the first stable state
             st.stable, st.stable_t = st.cand, float(obs.t_ms)
+        self._deal_lake = {name for name, v in obs.places.items()
+                           if name.startswith("lake:") and v.cards and v.cards[-1].face_up}
 
     #: a deal whose columns have all been read this long while a seat's nertz top never
     #: was (a camera that cannot read it) starts with that top unknown (a hidden card
@@ -2173,7 +2176,10 @@ class Tracker:
                                                or buried is not None, dest=dest):
                         continue  # a card that left with it may still land elsewhere
                     self._infer_missing(seat, code, j, t, evidence,
-                                        at_deal=st.stable_frame < 0)
+                                        at_deal=st.stable_frame < 0 or (
+                                            self.DEAL_PILE_UNSETTLED
+                                            and dest in self._deal_lake
+                                            and not any(c for c, _t in st.tops[:-1])))
                     if dest not in self.lake_map and j < len(table.lake):
                         self.lake_map[dest] = j  # its inferred first card started it
                     self._orphans_under(j, code, src, t, evidence, True, commit=True,
@@ -4670,6 +4676,11 @@ class Tracker:
     #: was read (reader v2.2's round 7: a 5S read on a pile 2.6 s in was a misread, and
     #: the AS-4S put under it made the round worse)
     DEAL_PILE_MS_PER_CARD = 1000.0
+    #: so is a pile that showed a card when the deal was read, its read not yet settled
+    #: then (an unsure read), whose first settled top is the card landing on it (real
+    #: path, `--seed 4` round 3: a 2S pile at the deal, read unsure; the 3S laid on it
+    #: started a pile, and its 4S to KS were each flagged "cannot start a pile")
+    DEAL_PILE_UNSETTLED = True
 
     def _built_before_deal(self, code: str) -> bool:
         """Whether a pile showing ``code`` when the deal was read can have been built

@@ -3362,6 +3362,42 @@ def _pile_built_before_the_deal(on: bool, late: bool = True) -> Tracker:
     return tr
 
 
+def _unsure_pile_before_the_deal(on: bool) -> Tracker:
+    """:func:`_pile_built_before_the_deal`, the pile's 3H read unsure all along (the
+    reader's next read 3D), so that its view has not settled when the deal is read."""
+    tr = Tracker(HouseRules(), 2)
+    tr.DEAL_PILE_UNSETTLED = on
+    tr.UNSEEN_BASE_RUN = None
+    alts = {("lake:0", "3H"): (("3D", 0.35),)}
+    wastes = {"seat0:waste": ["6D"], "seat1:waste": ["QS"]}
+    start = _table({0: "8C", 1: "4H"}, {"lake:0": ["3H"], **wastes})
+    unread = {k: v for k, v in start.items() if k != "seat1:nertz"}
+    steps = [(unread, 50), (start, 30),
+             (_table({0: "8C", 1: "9C"}, {"lake:0": ["4H"], **wastes}), 10)]
+    n, at_deal = 0, []
+    for places, repeat in steps:
+        for _ in range(repeat):
+            tr.update(_obs_alts(n, places, alts))
+            n += 1
+            if tr.dealt and not at_deal:
+                at_deal.append(tr.states["lake:0"].stable)
+    assert at_deal == [None]  # (the pile's view not settled when the deal was read)
+    tr.finish()
+    return tr
+
+
+def test_a_pile_at_the_deal_read_unsure_then_built_on_holds_the_cards_under_its_top():
+    tr = _unsure_pile_before_the_deal(True)
+    assert tr.deal_t_ms >= 5000
+    pile = [(e["card"], e.get("inferred", False)) for e in tr.log()
+            if e["type"] == "move" and e["to"] == "lake:0"]
+    assert pile == [("AH", True), ("2H", True), ("3H", True), ("4H", False)]
+    assert not tr.flags() and tr.table.score().lake_cards[1] >= 1
+    # without it, the 4H starts a pile of its own: "cannot start a pile"
+    tr = _unsure_pile_before_the_deal(False)
+    assert [(f["card"], f["rule"]) for f in tr.flags()] == [("4H", "foundation_needs_ace")]
+
+
 def test_a_pile_already_built_when_the_deal_is_read_holds_the_cards_under_its_top():
     tr = _pile_built_before_the_deal(True)
     assert tr.deal_t_ms >= 5000
