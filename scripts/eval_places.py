@@ -20,7 +20,9 @@ Figures:
 - ``reproj mm``: mean / max distance on the table between where the model maps a pixel and
   the truth, over a grid covering the table (lens distortion included), from frame 0;
 - ``markers``: of the four markers, how many are found in every 8th frame (the table
-  model's detector; OpenCV's default parameters beside it);
+  model's detector; then with the markers a card or a shadow partly covers recovered by
+  their pattern from two or more found, :func:`~vision.calibration.recover_markers`;
+  OpenCV's default parameters beside them);
 - ``recovery s``: the frames are shifted, turned and scaled (a bump of the camera) from
   the middle of the video on; time until the model's map is again within 5 mm everywhere
   (mean error back within 1.5× + 1 mm of its level just before the bump; ``moved`` frames
@@ -48,7 +50,7 @@ import numpy as np
 from rules import HouseRules
 from rules.log import write_log
 from rules.simulator import simulate_round
-from vision.calibration import detect_markers
+from vision.calibration import detect_markers, recover_markers
 from vision.detections import Detections
 from vision.profile import TableProfile
 from vision.render.camera import Camera, Lighting
@@ -223,7 +225,7 @@ def run_config(seats: int, shape: str, camera: str, seed: int, size: tuple[int, 
     reproj = (math.inf, math.inf)
     before = math.inf
     no_table = 0
-    markers = [0, 0, 0]  # found, found with OpenCV's default parameters, in view
+    markers = [0, 0, 0, 0]  # found, with OpenCV's default parameters, in view, recovered
     for n, lab in enumerate(frames):
         ok, image = cap.read()
         if not ok:
@@ -233,9 +235,13 @@ def run_config(seats: int, shape: str, camera: str, seed: int, size: tuple[int, 
             image = warp.image(image)
         if n % 8 == 0:  # markers found: the table model's detector, OpenCV's defaults
             ids = model.profile.markers.ids if model.profile.markers else (0, 1, 2, 3)
-            markers[0] += len([i for i in ids if i in detect_markers(image, ids)])
+            found = detect_markers(image, ids)
+            markers[0] += len([i for i in ids if i in found])
             markers[1] += _default_markers(image, ids)
             markers[2] += len(ids)
+            if model.profile.markers:
+                found = recover_markers(image, found, model.profile.markers)
+            markers[3] += len([i for i in ids if i in found])
         src: list[dict[str, Any]] = []
         dets, truth = label_detections(lab["cards"], warp if bumped else None, src)
         obs = model.observe(image, dets, lab["frame"], lab["t_ms"])
@@ -333,8 +339,9 @@ def main(argv: list[str] | None = None) -> None:
                   f" (>15 mm from landing {r['loose_off_right']}/{r['loose_off']}) precision "
                   f"{r['loose_right']}/{r['loose_said']} "
                   f"reproj {r['reproj_mean_mm']:.1f}/{r['reproj_max_mm']:.1f} mm "
-                  f"recovery {rec} s markers {r['markers'][0]}/{r['markers'][2]} (OpenCV "
-                  f"defaults {r['markers'][1]})", flush=True)
+                  f"recovery {rec} s markers {r['markers'][0]}/{r['markers'][2]} (with "
+                  f"pattern recovery {r['markers'][3]}, OpenCV defaults {r['markers'][1]})",
+                  flush=True)
             if args.verbose:
                 print("   wrong (truth, given):", r["wrong"])
                 print("   in a hand but placed:", r["loose_missed"],
@@ -344,7 +351,7 @@ def main(argv: list[str] | None = None) -> None:
     lr, lt, ls, lo, lor = (sum(r[k] for r in rows) for k in (
         "loose_right", "loose", "loose_said", "loose_off", "loose_off_right"))
     rec = [r["recovery_s"] for r in rows]
-    mk = [sum(r["markers"][k] for r in rows) for k in range(3)]
+    mk = [sum(r["markers"][k] for r in rows) for k in range(4)]
     print(f"\nall: placed {placed}/{total} = {placed / max(1, total):.4f}; loose recall "
           f"{lr}/{lt} = {_share(lr, lt)} (>15 mm from landing {lor}/{lo} = {_share(lor, lo)}), "
           f"precision {lr}/{ls} = {_share(lr, ls)}; reproj mean "
@@ -352,7 +359,8 @@ def main(argv: list[str] | None = None) -> None:
           f"{max(r['reproj_max_mm'] for r in rows):.1f} mm; recovery "
           + ("never in some" if None in rec else f"max {max(rec):.2f} s, mean "
              f"{np.mean(rec):.2f} s") + f"; markers found {mk[0]}/{mk[2]} = "
-          f"{_share(mk[0], mk[2])} (OpenCV defaults {_share(mk[1], mk[2])})"
+          f"{_share(mk[0], mk[2])} (with pattern recovery {_share(mk[3], mk[2])}, OpenCV "
+          f"defaults {_share(mk[1], mk[2])})"
           f"  ({time.time() - start:.0f} s, "
           f"{args.size} at {args.fps:g} fps, {args.seconds:g} s each)")
     if args.json:
