@@ -219,15 +219,22 @@ class TableModel:
                 i: self.plane.to_px(markers.corners_mm(i)) for i in markers.ids}
             found = detect_markers(image, markers.ids, expected)
             known = sum(i in found for i in markers.ids)
+            recovered = False
             if known < len(markers.ids) and (self.plane is None or known < 3):
                 # a card or a shadow over a marker's corner: look for it by its pattern
                 found = recover_markers(image, found, markers, plane=self.plane,
                                         kappa=0.0 if self.plane is None else self.plane.kappa)
+                recovered = sum(i in found for i in markers.ids) > known
             self.looks["markers"] += 1
             self.markers_in_view = set(found)
             try:
-                plane = fit_markers(found, markers, (w, h), kappa=0.0 if self.plane is None
-                                    else self.plane.kappa)
+                if recovered and self.plane is not None and not moved and self.camera == "ok":
+                    plane = self.plane  # a still camera keeps its map (its patches renewed)
+                else:
+                    # (no lens term from recovered corners: the lens is fitted on outlined
+                    # ones)
+                    plane = fit_markers(found, markers, (w, h), lens=not recovered,
+                                        kappa=0.0 if self.plane is None else self.plane.kappa)
             except CalibrationError:
                 plane = self._follow(found) if moved or self.camera == "moved" else None
             if plane is not None:

@@ -1793,6 +1793,53 @@ def test_a_card_that_may_have_landed_under_a_hand_by_the_call_counts():
         assert tr.log()[-1]["lake_cards"] == [13, 1]
 
 
+def _card_shown_just_after_a_call(slack: float, after_ms: float) -> Tracker:
+    """Seat 0 plays its spades, Ace to King, and calls; seat 1's 2D shows on its AD pile
+    from ``after_ms`` after the call on (the pile read without it until then: a card laid
+    as the word was said, seen on the frames that follow), with ``CALL_SLACK_MS`` at
+    ``slack``."""
+    spades = ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "QS", "KS"]
+    river0 = {"seat0:river0": ["KH"]}
+    frames = [_table({0: "AS", 1: "AD"}, river0)]
+    for i, card in enumerate(spades):
+        places = _table({0: spades[i + 1] if i + 1 < 13 else "AS", 1: "2D"},
+                        {**river0, "lake:0": [card], "lake:1": ["AD"]})
+        if i + 1 == 13:
+            del places["seat0:nertz"]  # the pile is empty
+        frames.append(places)
+    tr = Tracker(HouseRules(), 2)
+    tr.CALL_SLACK_MS = slack
+    _feed(tr, frames, repeat=4)
+    n = int(tr.frame) + 1
+    call_t = (n + 1) * 100.0
+    last = dict(frames[-1])
+    for k in range(30):
+        places = dict(last)
+        obs_t = (n + k) * 100.0
+        if obs_t >= call_t + after_ms:
+            places.update({"seat1:nertz": ["9H"], "lake:1": ["AD", "2D"]})
+        if obs_t >= call_t and not tr._pending_calls and \
+                not any(e["type"] == "call" for e in tr.log()):
+            tr.call(0, call_t)
+        tr.update(_obs(n + k, places))
+    tr.finish()
+    return tr
+
+
+def test_a_card_shown_within_the_call_slack_counts():
+    # shown 400 ms after the call: within the camera's lag (a frame to show, frames to
+    # settle), so it was laid by the call and counts; 700 ms after it is after the end
+    tr = _card_shown_just_after_a_call(400.0, 400.0)
+    move = next(e for e in tr.log() if e["type"] == "move" and e["card"] == "2D")
+    call = next(e for e in tr.log() if e["type"] == "call")
+    assert call["valid"] and move["t_ms"] <= call["t_ms"] + 400
+    assert not tr.flags() and tr.log()[-1]["lake_cards"] == [13, 2]
+    assert [(f["seat"], f["rule"], f["card"]) for f in
+            _card_shown_just_after_a_call(300.0, 400.0).flags()] == [(1, "round_over", "2D")]
+    assert [(f["seat"], f["rule"], f["card"]) for f in
+            _card_shown_just_after_a_call(400.0, 700.0).flags()] == [(1, "round_over", "2D")]
+
+
 def test_a_card_like_the_misplaced_one_under_the_top_landing_on_it_is_a_move():
     # seat 1 misplaces 4D on the diamonds (on 2D), seat 0 plays 3D on it (legal), then its
     # own 4D: the pile shows 4D again, but 3D counts and stays and a hand came: a new card,
