@@ -94,6 +94,8 @@ class _PlaceState:
     in_view: bool = False  # the last observation had the place (with cards or empty)
     bare_since: float | None = None  # since when every view shows it empty (no hand on it)
     bare_n: int = 0  # how many such views
+    bare_t: float = 0.0  # the last such view
+    bare_runs: list[tuple[float, float]] = field(default_factory=list)  # ended runs, recent
     #: when the reader last read the settled top as its twin (a nertz pile's KC read KS)
     twin_read_t: float = -1.0
     #: when the reader last read the settled top as itself after a twin read of it, or the
@@ -644,11 +646,14 @@ class Tracker:
                 if view.cards or self._under_other_cards(name, st.box, obs):
                     # (a card of another place over the spot, a fanned column say, hides
                     # the pile: not seen empty)
+                    if st.bare_since is not None and st.bare_n >= self.min_frames:
+                        st.bare_runs = [*st.bare_runs[-3:], (st.bare_since, st.bare_t)]
                     st.bare_since, st.bare_n = None, 0
                 elif view.covered <= self.cover_limit:
                     if st.bare_since is None:
                         st.bare_since = float(obs.t_ms)
                     st.bare_n += 1
+                    st.bare_t = float(obs.t_ms)
             raw, doubtful = self._resolved(name, view) if view is not None else ([], False)
             if view is not None:
                 own = view.cards[-1].code if view.cards else None
@@ -5512,7 +5517,20 @@ class Tracker:
         """Has the camera shown ``seat``'s nertz pile empty since no later than just after
         ``t`` (see :meth:`_nertz_empty_since`)?"""
         since = self._nertz_empty_since(seat)
-        return since is not None and since <= t + self.CALL_SLACK_MS
+        if since is not None and since <= t + self.CALL_SLACK_MS:
+            return True
+        # (shown empty across the call, cards over the spot only after it: a nertz pile
+        # is never filled again, so what shows there later belongs to another place)
+        st = self.states.get(f"seat{seat}:nertz")
+        return self.EMPTY_ACROSS_CALL and st is not None and any(
+            start <= t + self.CALL_SLACK_MS and end >= t for start, end in st.bare_runs)
+
+    #: a caller's nertz pile the camera showed empty (a few views, no hand on it) from no
+    #: later than just after the call until after the call is empty at the call, even when
+    #: a card shows on its spot later (real path, `--seed 4` round 1: seat 1's pile seen
+    #: empty at the call, then its 8-card column's exposed 6H mapped onto the spot; the
+    #: true call was judged false)
+    EMPTY_ACROSS_CALL = True
 
     def _nertz_empty_since(self, seat: int) -> float | None:
         """Since when the camera shows ``seat``'s nertz pile empty: in every view since, a

@@ -920,6 +920,34 @@ def test_a_call_while_the_camera_sees_the_callers_nertz_pile_empty_is_true(tmp_p
     assert replayed.consistent and replayed.rounds[0].score.scores == end["scores"]
 
 
+def _call_with_a_card_on_the_empty_spot_after_it(on: bool) -> Tracker:
+    """Seat 1's nertz place shows empty from 0.4 s; seat 1 calls at 0.7 s; from 1.2 s, as
+    the call waits for the frames around it to be decided, a card (7H: the exposed end of
+    a long column, mapped onto the spot) shows on the nertz place."""
+    tr = Tracker(HouseRules(), 2)
+    tr.EMPTY_ACROSS_CALL = on
+    empty = _table({0: "AS", 1: "5D"})
+    empty["seat1:nertz"] = []
+    covered = dict(empty, **{"seat1:nertz": ["7H"]})
+    n = _feed_views(tr, [_table({0: "AS", 1: "5D"}), empty])
+    tr.call(1, 700.0)
+    n = _feed_views(tr, [empty], start=n)
+    _feed_views(tr, [covered] * 6, start=n)
+    tr.finish()
+    return tr
+
+
+def test_a_pile_seen_empty_across_the_call_is_empty_though_a_card_shows_there_later():
+    tr = _call_with_a_card_on_the_empty_spot_after_it(True)
+    call = next(e for e in tr.log() if e["type"] == "call")
+    assert call["valid"] and call["seat"] == 1
+    assert not [f for f in tr.flags() if f["rule"] == "false_call"]
+    assert tr.nertz_counts() == [13, 0]
+    # judged by the spot as it shows when the call is decided: a false call
+    tr = _call_with_a_card_on_the_empty_spot_after_it(False)
+    assert [(f["seat"], f["rule"]) for f in tr.flags()] == [(1, "false_call")]
+
+
 def _call_with_a_nertz_move_decided_late(on: bool) -> Tracker:
     """Seat 1's nertz pile (6D on top) shows empty from 0.4 s; its 6D's move to its 7S
     column is decided late, timed 2.6 s; seat 1 calls at 1.6 s."""
@@ -1762,10 +1790,10 @@ def _card_under_a_hand_across_a_call(rule: bool, seen_after_call: bool) -> Track
     last = dict(frames[-1])
     for k in range(30):
         places = dict(last)
-        if k >= clear + 3:
+        if k >= clear + 4:
             places.update({"seat1:nertz": ["9H"], "lake:1": ["AD", "2D"]})
         obs = _obs(n + k, places)
-        if clear <= k < clear + 3:  # a hand over the pile and the seat's nertz pile
+        if clear <= k < clear + 4:  # a hand over the pile and the seat's nertz pile
             for name in ("lake:1", "seat1:nertz"):
                 obs.places[name] = PlaceView(name, [], 0.9)
         if obs.t_ms >= call_t and not tr._pending_calls and \
