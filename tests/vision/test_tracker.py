@@ -1768,10 +1768,10 @@ def test_a_move_seen_after_a_call_but_decided_before_it_is_applied_is_after_the_
     assert [(f["seat"], f["rule"], f["card"]) for f in tr.flags()] == [(1, "round_over", "AD")]
 
 
-def _card_under_a_hand_across_a_call(rule: bool, seen_after_call: bool) -> Tracker:
-    """Seat 0 plays its spades, Ace to King, and calls; seat 1's 2D lands on its AD pile
-    under a hand around the call, first read 450 ms after it. The pile last read without
-    it just before the call, or (``seen_after_call``) 100 ms after it."""
+def _seat0_spades_beside_an_ad_pile() -> list[dict[str, list[str]]]:
+    """Frames of seat 0 playing its whole nertz pile, the spades Ace to King, onto one
+    pile, beside seat 1's AD pile (seat 1's nertz 2D); the last frame shows seat 0's
+    pile empty."""
     spades = ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "QS", "KS"]
     river0 = {"seat0:river0": ["KH"]}
     frames = [_table({0: "AS", 1: "AD"}, river0)]
@@ -1781,6 +1781,14 @@ def _card_under_a_hand_across_a_call(rule: bool, seen_after_call: bool) -> Track
         if i + 1 == 13:
             del places["seat0:nertz"]  # the pile is empty
         frames.append(places)
+    return frames
+
+
+def _card_under_a_hand_across_a_call(rule: bool, seen_after_call: bool) -> Tracker:
+    """Seat 0 plays its spades, Ace to King, and calls; seat 1's 2D lands on its AD pile
+    under a hand around the call, first read 450 ms after it. The pile last read without
+    it just before the call, or (``seen_after_call``) 100 ms after it."""
+    frames = _seat0_spades_beside_an_ad_pile()
     tr = Tracker(HouseRules(), 2)
     tr.LANDED_BEFORE_CALL = rule
     _feed(tr, frames, repeat=4)
@@ -1826,15 +1834,7 @@ def _card_shown_just_after_a_call(slack: float, after_ms: float) -> Tracker:
     from ``after_ms`` after the call on (the pile read without it until then: a card laid
     as the word was said, seen on the frames that follow), with ``CALL_SLACK_MS`` at
     ``slack``."""
-    spades = ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "QS", "KS"]
-    river0 = {"seat0:river0": ["KH"]}
-    frames = [_table({0: "AS", 1: "AD"}, river0)]
-    for i, card in enumerate(spades):
-        places = _table({0: spades[i + 1] if i + 1 < 13 else "AS", 1: "2D"},
-                        {**river0, "lake:0": [card], "lake:1": ["AD"]})
-        if i + 1 == 13:
-            del places["seat0:nertz"]  # the pile is empty
-        frames.append(places)
+    frames = _seat0_spades_beside_an_ad_pile()
     tr = Tracker(HouseRules(), 2)
     tr.CALL_SLACK_MS = slack
     _feed(tr, frames, repeat=4)
@@ -3314,67 +3314,43 @@ def test_a_deal_with_one_column_never_read_starts_and_learns_the_card_later():
     assert tr.nertz_counts() == [13, 13]
 
 
-def _run_on_an_unseen_base(on: bool) -> Tracker:
-    """Seat 0's nertz 3H starts a pile (its AH and 2H never seen), seat 1's nertz 4H and
-    then seat 0's 5H are built on it."""
+def _run_on_an_unseen_base(on: bool, suit: str = "H", switch: str = "UNSEEN_BASE_RUN"
+                           ) -> Tracker:
+    """Seat 0's nertz 3 of ``suit`` starts a pile (its Ace and 2 never seen), seat 1's
+    nertz 4 and then seat 0's 5 are built on it; ``switch`` on or off."""
     tr = Tracker(HouseRules(), 2)
-    tr.UNSEEN_BASE_RUN = 3 if on else None
-    _feed(tr, [_table({0: "3H", 1: "4H"}),
-               _table({0: "5H", 1: "4H"}, {"lake:0": ["3H"]}),
-               _table({0: "5H", 1: "9C"}, {"lake:0": ["4H"]}),
-               _table({0: "JS", 1: "9C"}, {"lake:0": ["5H"]})], repeat=10)
+    setattr(tr, switch, (3 if on else None) if switch == "UNSEEN_BASE_RUN" else on)
+    c = {r: f"{r}{suit}" for r in "345"}
+    _feed(tr, [_table({0: c["3"], 1: c["4"]}),
+               _table({0: c["5"], 1: c["4"]}, {"lake:0": [c["3"]]}),
+               _table({0: c["5"], 1: "8D"}, {"lake:0": [c["4"]]}),
+               _table({0: "JS", 1: "8D"}, {"lake:0": [c["5"]]})], repeat=10)
     tr.finish()
     return tr
 
 
-def test_a_run_built_on_a_pile_whose_base_was_never_seen_counts():
-    # three cards in suit built by two seats: the pile counts, so its AH and 2H went
-    # there first, unseen (hidden cards played from a waste); nobody is flagged
-    tr = _run_on_an_unseen_base(True)
+@pytest.mark.parametrize("suit, switch", [("H", "UNSEEN_BASE_RUN"),
+                                          ("C", "HIDDEN_NERTZ_WASTE_PLAY")])
+def test_a_run_built_on_a_pile_whose_base_was_never_seen_counts(suit, switch):
+    # three cards in suit built by two seats: the pile counts, so its Ace and 2 went
+    # there first, unseen (hidden cards played from a waste); nobody is flagged. In
+    # clubs too: the deal hypothesis holds every seat's hidden nertz cards in deck order
+    # (AC, 2C, … first), and those are played from a waste as hidden stock cards are
+    # (HIDDEN_NERTZ_WASTE_PLAY)
+    tr = _run_on_an_unseen_base(True, suit, switch)
     moves = [e for e in tr.log() if e["type"] == "move"]
     assert [(e["seat"], e["card"], e.get("inferred", False)) for e in moves] == [
-        (0, "AH", True), (0, "2H", True), (0, "3H", False), (1, "4H", False),
-        (0, "5H", False)]
-    assert [e["from"] for e in moves[:2]] == ["seat0:waste", "seat0:waste"]
-    assert not tr.flags() and tr.table.score().lake_cards == [4, 1]
-    # without it, every card on the pile "cannot start a pile" and none counts
-    tr = _run_on_an_unseen_base(False)
-    assert [(f["card"], f["rule"]) for f in tr.flags()] == [
-        ("3H", "foundation_needs_ace"), ("4H", "foundation_needs_ace"),
-        ("5H", "foundation_needs_ace")]
-    assert tr.table.score().lake_cards == [0, 0]
-
-
-def _club_run_on_an_unseen_base(on: bool) -> Tracker:
-    """:func:`_run_on_an_unseen_base` in clubs: seat 0's nertz 3C starts a pile, seat 1's
-    nertz 4C and then seat 0's 5C are built on it; the AC and 2C never seen. The deal
-    hypothesis holds every seat's hidden nertz cards in deck order (AC, 2C, … first)."""
-    tr = Tracker(HouseRules(), 2)
-    tr.HIDDEN_NERTZ_WASTE_PLAY = on
-    _feed(tr, [_table({0: "3C", 1: "4C"}),
-               _table({0: "5C", 1: "4C"}, {"lake:0": ["3C"]}),
-               _table({0: "5C", 1: "8D"}, {"lake:0": ["4C"]}),
-               _table({0: "JS", 1: "8D"}, {"lake:0": ["5C"]})], repeat=10)
-    tr.finish()
-    return tr
-
-
-def test_a_club_run_on_an_unseen_base_counts_too():
-    # the AC and 2C lay hidden in the deal hypothesis's nertz piles: taken as played from
-    # seat 0's waste all the same, as hidden cards are, and nobody is flagged
-    tr = _club_run_on_an_unseen_base(True)
-    moves = [e for e in tr.log() if e["type"] == "move"]
-    assert [(e["seat"], e["card"], e.get("inferred", False)) for e in moves] == [
-        (0, "AC", True), (0, "2C", True), (0, "3C", False), (1, "4C", False),
-        (0, "5C", False)]
+        (0, f"A{suit}", True), (0, f"2{suit}", True), (0, f"3{suit}", False),
+        (1, f"4{suit}", False), (0, f"5{suit}", False)]
     assert [e["from"] for e in moves[:2]] == ["seat0:waste", "seat0:waste"]
     assert not tr.flags() and tr.table.score().lake_cards == [4, 1]
     assert tr.nertz_counts() == [11, 12]
-    # without it no seat's waste could hold them: every card "cannot start a pile"
-    tr = _club_run_on_an_unseen_base(False)
+    # without it, every card on the pile "cannot start a pile" and none counts
+    tr = _run_on_an_unseen_base(False, suit, switch)
     assert [(f["card"], f["rule"]) for f in tr.flags()] == [
-        ("3C", "foundation_needs_ace"), ("4C", "foundation_needs_ace"),
-        ("5C", "foundation_needs_ace")]
+        (f"3{suit}", "foundation_needs_ace"), (f"4{suit}", "foundation_needs_ace"),
+        (f"5{suit}", "foundation_needs_ace")]
+    assert tr.table.score().lake_cards == [0, 0]
 
 
 class _RefusesSeat1Waste(Tracker):
