@@ -3836,17 +3836,18 @@ class Tracker:
             anchors[code], pos = rec, i + 1
         saved = self._saved_deal()
         j = int(dst.split(":")[1])
+        first_lo = start
+        if base == 0 and missing[0] not in anchors:
+            # (the Ace may have started the pile any time after the pile before it was)
+            first_lo = 1 + max((i for i, x in enumerate(records[:start])
+                                if isinstance(x.action, Move)
+                                and x.action.dst == f"lake:{j - 1}"), default=-1)
         refused: set[tuple[int, str]] = set()
         base_records, base_before = records, before
         for _try in range(self.seats if self.UNSEEN_BASE_OTHER_SEATS else 1):
             records, before = list(base_records), list(base_before)
             named: list[tuple[int, str]] = []
-            lo = start
-            if base == 0 and missing[0] not in anchors:
-                # (the Ace may have started the pile any time after the pile before it was)
-                lo = 1 + max((i for i, x in enumerate(records[:lo])
-                              if isinstance(x.action, Move)
-                              and x.action.dst == f"lake:{j - 1}"), default=-1)
+            lo = first_lo
             for n, code in enumerate(missing):
                 if code in anchors:
                     lo = next(i for i, x in enumerate(records) if x is anchors[code]) + 1
