@@ -96,6 +96,8 @@ def model_observer(model: Any, detector: Any, every_frame: bool = False,
         detector.close_ups = False  # and never a close-up of a card or two
     if getattr(detector, "photos", None):
         detector.photos = False  # nor a photo of cards at any angle (rival scales, …)
+    if getattr(model, "back_check", False) is None:  # the deal's stock vetted by it too
+        model.back_check = getattr(detector, "back_check", None)
     gated = None if every_frame else ChangeGatedDetector(detector, **gate)
 
     def spot(place: str) -> tuple[float, float, float, float] | None:

@@ -234,6 +234,7 @@ def _observations(mode: str, lines: list[dict[str, Any]], video: Path, seats: in
         detector = CardDetector.load()
         detector.turned_pass = 0.0  # a table camera's frames: one look
         detector.photos = False
+        model.back_check = detector.back_check
     observer = None
     if incremental and detector is not None:  # the replay's default: only where it changed
         from referee.replay import model_observer

@@ -110,13 +110,17 @@ class TableModel:
     place a card in a seat's area may lie before it counts as loose (in a hand);
     ``max_misfit``: how far (log of the box's width or height ratio) a card where the frame
     is changing may differ from lying square on its place before it counts as held (see
-    :meth:`_held`)."""
+    :meth:`_held`). ``back_check``: an optional judge of back boxes (image and boxes to
+    P(back) per box, a :class:`vision.back_check.BackCheck`): at the deal a seat's stock is
+    taken from the backs it judges card backs (a wooden table's grain or a marker's print
+    can read as a back beside the real stock)."""
 
     def __init__(self, profile: TableProfile, marker_every: int = 5,
                  max_place_mm: float = 34.0, motion_threshold: float = 22.0,
                  max_misfit: float = 0.15, settle_ms: float = 300.0,
-                 marker_recheck: int = 50) -> None:
+                 marker_recheck: int = 50, back_check: Any = None) -> None:
         self.profile = profile
+        self.back_check = back_check
         self.rules = profile.rules
         self.marker_every = max(1, marker_every)
         self.max_place_mm = max_place_mm
@@ -570,6 +574,16 @@ class TableModel:
             slots.append(base + along_q * rot[0] + across_q * rot[1])
         return math.degrees(ang), np.array(slots), stock
 
+    def _likely_backs(self, image: np.ndarray, backs: list[_Mapped]) -> list[_Mapped]:
+        """The backs the back check takes for card backs; all of them when it takes none
+        (or there is no check)."""
+        if self.back_check is None or not backs or image.ndim != 3:
+            return backs
+        p = self.back_check(image, np.array([m.card.box for m in backs], dtype=float))
+        sure = [m for m, q in zip(backs, p, strict=True)
+                if q >= getattr(self.back_check, "THRESHOLD", 0.5)]
+        return sure or backs
+
     def _learn_seat(self, s: SeatProfile, fit: tuple[float, np.ndarray, _Mapped],
                     image: np.ndarray, dets: Detections) -> list[str]:
         """Refine a seat's places from its deal's row (see :meth:`_fit_row`); register or
@@ -749,7 +763,7 @@ class TableModel:
             near = [m for m in mapped if nearest.get(m.i) == s.index
                     or (m.i not in nearest and self._near_seat(s, m.centre))]
             ups = [m for m in near if m.card.face_up and not m.index_only]
-            backs = [m for m in near if not m.card.face_up]
+            backs = self._likely_backs(image, [m for m in near if not m.card.face_up])
             fit = self._fit_row(s, ups, backs)
             if fit is not None:
                 alerts += self._learn_seat(s, fit, image, detections)

@@ -14,6 +14,7 @@ from rules import HouseRules
 from rules.log import write_log
 from rules.simulator import simulate_round
 from scripts.eval_places import _assigned, label_detections
+from vision.back_check import BackCheck
 from vision.backs_registry import BackDesigns
 from vision.calibration import (
     CalibrationError,
@@ -230,6 +231,40 @@ def test_too_few_deal_cards_are_not_learned(video):
                                                code=[dets.code[i] for i in keep]), 0, 0.0)
     assert model.learned == {0}, "two face-up cards are not a seat's row"
 
+
+
+def test_a_back_read_on_bare_table_is_not_taken_for_the_stock(video):
+    """A 'back' found on the bare table one pitch before the nertz pile (wood grain, a
+    marker's print) fits a mirrored deal row better than the real stock, boxed a little
+    off: without the back check the seat's row is learned back to front."""
+    header, labels, frames = video
+    dets, truth = label_detections(labels[0]["cards"])
+    boxes = dets.xyxy.astype(np.float64)
+    fakes = []
+    for seat in (0, 1):
+        nertz, river0, stock = (boxes[truth.index(f"seat{seat}:{p}")]
+                                for p in ("nertz", "river0", "stock"))
+        step = (river0[:2] + river0[2:]) / 2 - (nertz[:2] + nertz[2:]) / 2
+        fakes.append(nertz - np.r_[step, step])  # bare table before the row
+        boxes[truth.index(f"seat{seat}:stock")] += np.r_[step, step] * 0.06
+    judge = BackCheck.load()
+    assert judge is not None
+    assert (judge(frames[0], np.array(fakes)) < 0.5).all()
+    found = Detections.create(np.vstack([boxes, *fakes]).astype(np.float32),
+                              code=[*dets.code, "back", "back"])
+    clean = TableModel(_profile(header))
+    clean.observe(frames[0], dets, 0, 0.0)
+
+    def gap(model: TableModel) -> float:
+        return max(math.dist(a.places[k], b.places[k])
+                   for a, b in zip(clean.seats, model.seats, strict=True) for k in a.places)
+
+    fooled = TableModel(_profile(header))
+    fooled.observe(frames[0], found, 0, 0.0)
+    assert gap(fooled) > 100.0, "the bare table's 'back' no longer fits better"
+    checked = TableModel(_profile(header), back_check=judge)
+    checked.observe(frames[0], found, 0, 0.0)
+    assert checked.learned == {0, 1} and gap(checked) < 12.0
 
 def _card_warp(image: np.ndarray, quad: np.ndarray, centre: np.ndarray, turn_deg: float
                ) -> tuple[np.ndarray, tuple[float, float, float, float]]:
