@@ -156,6 +156,12 @@ class TableModel:
         self._inv_of: PlaneMap | None = None  # the plane whose inverse is kept below
         self._inv_t: np.ndarray | None = None
         self._axes_cache: dict[int, tuple[Any, Any]] = {}
+        #: unlearned seats: (t_ms, table mm of the face-up cards near the seat) of late frames
+        self._row_seen: dict[int, list[tuple[float, list[np.ndarray]]]] = {}
+        #: unlearned seats: since when a whole row shows with no stock (see _fit_row)
+        self._complete_since: dict[int, float] = {}
+        #: seats learned without a stock seen (see _learn_seat)
+        self._stockless: set[int] = set()
 
     # --- profile -------------------------------------------------------------------------
     @classmethod
@@ -484,17 +490,19 @@ class TableModel:
         return None
 
     # --- back designs --------------------------------------------------------------------
-    def _fit_row(self, s: SeatProfile, ups: list[_Mapped], backs: list[_Mapped]
-                 ) -> tuple[float, np.ndarray, _Mapped] | None:
+    def _fit_row(self, s: SeatProfile, ups: list[_Mapped], backs: list[_Mapped],
+                 stockless: bool = False) -> tuple[float, np.ndarray, _Mapped | None] | None:
         """The deal's row in a seat's detections, robustly: the line through the most
         face-up cards at whole multiples of the pitch (spurious boxes off it ignored,
         duplicates merged), the stock a back on that line just past the row. Returns the
         row's turn against the seat (degrees), its ``river_columns + 1`` slot centres (seat
         frame, nertz first; missing cards interpolated) and the stock, or None when fewer
-        than a majority of the row (and at least three cards) are seen."""
+        than a majority of the row (and at least three cards) are seen. ``stockless``: with
+        no back to be the stock, a row whose every slot shows a card is returned with the
+        stock None (the house layout's way round: the nertz pile at the player's left)."""
         n_row = self.rules.river_columns + 1
         need = max(3, n_row // 2 + 1)
-        if len(ups) < need or not backs:
+        if len(ups) < need or not (backs or stockless):
             return None
         loc = s.to_local(np.array([m.centre for m in ups]))
         p0 = s.pitch_mm
@@ -533,10 +541,11 @@ class TableModel:
         # the stock: a back on the line just past one end of the row, or (a compact
         # layout) one nearer the player, under the nertz pile
         lo, hi = int(ks.min()), int(ks.max())
-        bl = s.to_local(np.array([m.centre for m in backs]))
+        bl = s.to_local(np.array([m.centre for m in backs]).reshape(-1, 2))
         brel = (bl - base) @ rot.T
         bk = (brel[:, 0] - a0) / pitch
         cands = []
+        stock: _Mapped | None
         for bi in range(len(backs)):
             q, dev, across = round(float(bk[bi])), abs(float(bk[bi]) - round(float(bk[bi]))), \
                 abs(float(brel[bi, 1]))
@@ -556,7 +565,9 @@ class TableModel:
             if abs(float(brel[bi, 1])) < 45:  # on the row's line: it pins the pitch too
                 pitch, a0 = np.polyfit(np.append(ks, q), np.append(med, a0 + pitch * bk[bi]),
                                        1)
-        elif hi - lo == n_row - 1:
+        elif stockless and not backs and len(ks) == n_row:
+            stock, right, first = None, True, lo
+        elif hi - lo == n_row - 1 and backs:
             stock = max(backs, key=lambda m: (m.card.box[2] - m.card.box[0])
                         * (m.card.box[3] - m.card.box[1]))
             su = float((s.to_local(stock.centre[None])[0] - base) @ rot[0])
@@ -584,13 +595,20 @@ class TableModel:
                 if q >= getattr(self.back_check, "THRESHOLD", 0.5)]
         return sure or backs
 
-    def _learn_seat(self, s: SeatProfile, fit: tuple[float, np.ndarray, _Mapped],
+    def _learn_seat(self, s: SeatProfile, fit: tuple[float, np.ndarray, _Mapped | None],
                     image: np.ndarray, dets: Detections) -> list[str]:
         """Refine a seat's places from its deal's row (see :meth:`_fit_row`); register or
-        confirm its back design from the stock."""
+        confirm its back design from the stock. Without a stock seen, the stock's place is
+        one pitch past the row's last column (until a stock is seen: see
+        :meth:`_find_stock`)."""
         turn, row_local, stock = fit
         row = s.to_table(row_local)
-        stock_mm = stock.centre.copy()
+        if stock is None:
+            stock_mm = s.to_table((2 * row_local[-1] - row_local[-2])[None])[0]
+            self._stockless.add(s.index)
+        else:
+            stock_mm = stock.centre.copy()
+            self._stockless.discard(s.index)
         s.angle_deg = s.angle_deg + turn
         row = s.to_local(row)
         sl = s.to_local(stock_mm[None])[0]
@@ -602,7 +620,43 @@ class TableModel:
         s.places = {k: (float(p[0]), float(p[1])) for k, p in zip(places, tab, strict=True)}
         s.pitch_mm = pitch
         self.learned.add(s.index)
+        self._row_seen.pop(s.index, None)
+        self._complete_since.pop(s.index, None)
+        if stock is None:
+            return []
         return self._check_back(s, [stock], image, dets, register=True)
+
+    def _off_the_row(self, s: SeatProfile, backs: list[_Mapped], t_ms: float
+                     ) -> list[_Mapped]:
+        """The backs not lying where a face-up card of the seat's row lay in the last
+        2 s: a nertz pile shows its next card face down for a moment after its top is
+        played, and is no stock."""
+        seen = [p for t, pts in self._row_seen.get(s.index, []) if t_ms - t <= 2000
+                for p in pts]
+        if not seen or not backs:
+            return backs
+        ref = np.array(seen)
+        return [m for m in backs
+                if float(np.min(np.linalg.norm(ref - m.centre, axis=1))) > 0.3 * s.pitch_mm]
+
+    def _find_stock(self, s: SeatProfile, ups: list[_Mapped], backs: list[_Mapped],
+                    image: np.ndarray, dets: Detections) -> list[str]:
+        """A seat learned without its stock: once a deal row with a stock fits where the
+        learned row lies, its stock and waste places are taken from it."""
+        fit = self._fit_row(s, ups, backs) if backs else None
+        if fit is None or fit[2] is None:
+            return []
+        old = dict(s.places)
+        angle = s.angle_deg
+        rows = s.to_table(fit[1])
+        if max(math.dist(rows[0], old["nertz"]), math.dist(rows[-1], old[f"river{len(rows) - 2}"])
+               ) > 0.3 * s.pitch_mm:
+            return []  # another row (a later layout): not the deal's
+        alerts = self._learn_seat(s, fit, image, dets)
+        keep = {k: v for k, v in old.items() if k not in ("stock", "waste")}
+        s.places.update(keep)
+        s.angle_deg = angle
+        return alerts
 
     def _check_back(self, s: SeatProfile, backs: list[_Mapped], image: np.ndarray,
                     dets: Detections, register: bool = False) -> list[str]:
@@ -758,13 +812,25 @@ class TableModel:
         # learn each seat's places from its deal: the first frame that shows one row of
         # face-up cards (nertz top + river) and the stock
         for s in self.seats:
-            if s.index in self.learned:
+            if s.index in self.learned and s.index not in self._stockless:
                 continue
             near = [m for m in mapped if nearest.get(m.i) == s.index
                     or (m.i not in nearest and self._near_seat(s, m.centre))]
             ups = [m for m in near if m.card.face_up and not m.index_only]
-            backs = self._likely_backs(image, [m for m in near if not m.card.face_up])
-            fit = self._fit_row(s, ups, backs)
+            if s.index in self.learned:
+                backs = self._likely_backs(image, [m for m in near if not m.card.face_up])
+                alerts += self._find_stock(s, ups, backs, image, detections)
+                continue
+            backs = self._likely_backs(image, self._off_the_row(
+                s, [m for m in near if not m.card.face_up], t_ms))
+            seen = self._row_seen.setdefault(s.index, [])
+            seen[:] = [(t, p) for t, p in seen if t_ms - t <= 2000]
+            seen.append((t_ms, [m.centre for m in ups]))
+            fit = self._fit_row(s, ups, backs, stockless=True)
+            if fit is not None and fit[2] is None:  # a whole row, no stock: wait a second
+                since = self._complete_since.setdefault(s.index, t_ms)
+                if t_ms - since < 1000:
+                    fit = None
             if fit is not None:
                 alerts += self._learn_seat(s, fit, image, detections)
                 for m in near:

@@ -266,6 +266,53 @@ def test_a_back_read_on_bare_table_is_not_taken_for_the_stock(video):
     checked.observe(frames[0], found, 0, 0.0)
     assert checked.learned == {0, 1} and gap(checked) < 12.0
 
+
+def _without(lab: dict, places: tuple[str, ...], backs: tuple[str, ...] = ()
+             ) -> Detections:
+    """A frame's label detections without the cards of ``places``; those of ``backs``
+    found as backs (a nertz pile whose next card is not turned yet)."""
+    dets, truth = label_detections(lab["cards"])
+    keep = [i for i, t in enumerate(truth) if t not in places]
+    return Detections.create(dets.xyxy[keep], code=[
+        "back" if truth[i] in backs else dets.code[i] for i in keep])
+
+
+def test_a_deal_row_without_a_stock_seen_is_learned_after_a_second(video):
+    """A plain back the detector does not find: the whole row, seen for a second, is
+    learned the house layout's way round, the stock one pitch past the last column; a
+    nertz pile showing a back for a moment (its top just played) is no stock; and once a
+    stock is seen elsewhere (under the nertz pile), stock and waste move there."""
+    header, labels, frames = video
+    clean = TableModel(_profile(header))
+    clean.observe(frames[0], label_detections(labels[0]["cards"])[0], 0, 0.0)
+    model = TableModel(_profile(header))
+    stocks = ("seat0:stock", "seat1:stock")
+    for n in range(5):
+        model.observe(frames[n], _without(labels[n], stocks), n, labels[n]["t_ms"])
+    assert not model.learned, "learned from a row alone before a second had passed"
+    model.observe(frames[5], _without(labels[5], stocks, ("seat0:nertz",)), 5,
+                  labels[5]["t_ms"])
+    assert 0 not in model.learned, "the nertz pile's back was taken for a mirrored stock"
+    for n in range(6, 14):
+        model.observe(frames[n], _without(labels[n], stocks), n, labels[n]["t_ms"])
+    assert model.learned == {0, 1}
+    for a, b in zip(clean.seats, model.seats, strict=True):
+        gap = max(math.dist(a.places[k], b.places[k]) for k in a.places)
+        assert gap < 12.0, (a.index, gap)
+    # seat 0's stock seen under its nertz pile (a layout in two rows)
+    dets, truth = label_detections(labels[14]["cards"])
+    boxes = dets.xyxy.astype(np.float64)
+    nertz = boxes[truth.index("seat0:nertz")]
+    height = nertz[3] - nertz[1]
+    boxes[truth.index("seat0:stock")] = nertz + [0, 1.7 * height, 0, 1.7 * height]
+    model.observe(frames[14], Detections.create(boxes, code=list(dets.code)), 14,
+                  labels[14]["t_ms"])
+    s0, c0 = model.seats[0], clean.seats[0]
+    moved = s0.to_local(np.array([s0.places["stock"]]))[0] - s0.to_local(
+        np.array([c0.places["nertz"]]))[0]
+    assert abs(moved[0]) < 12.0 and 100.0 < moved[1] < 200.0, moved
+    assert math.dist(s0.places["nertz"], c0.places["nertz"]) < 12.0
+
 def _card_warp(image: np.ndarray, quad: np.ndarray, centre: np.ndarray, turn_deg: float
                ) -> tuple[np.ndarray, tuple[float, float, float, float]]:
     """The frame with the card inside ``quad`` drawn again at ``centre``, turned."""
