@@ -359,3 +359,47 @@ def test_a_first_frames_odd_scale_gives_way_to_the_later_ones(tmp_path, detector
     for i, img in enumerate(frames):
         gate(img, i * 100.0)
     assert counting.used[0] == 0.8 and counting.used[-1] == 1.0
+
+
+class _MissesAt(Counting):
+    """The real detector that misses, in region reads, the card whose centre is at
+    ``spot`` (a card read at 0.29 one time and 0.31 the next)."""
+
+    def __init__(self, detector, spot: tuple[float, float]):
+        super().__init__(detector)
+        self.spot = spot
+
+    def __call__(self, image, regions=None, scale=None):
+        dets = super().__call__(image, regions, scale)
+        if regions is None or not len(dets):
+            return dets
+        c = (dets.xyxy[:, :2] + dets.xyxy[:, 2:]) / 2
+        return dets[np.hypot(c[:, 0] - self.spot[0], c[:, 1] - self.spot[1]) > 25]
+
+
+def test_a_card_a_hand_passed_over_stays_when_the_read_misses_it(tmp_path, detector):
+    """A hand passes over 7H and leaves it as it was, then takes 3D away: the region read
+    after each misses what lies at 7H's spot; 7H is kept (its picture is unchanged), 3D
+    is gone (its picture changed)."""
+    rng = np.random.default_rng(11)
+    seven, three = _card("7H"), _card("3D")
+    frames = []
+    for i in range(34):
+        img = _table(rng)
+        _paste(img, seven, 100, 150)
+        if i < 20:
+            _paste(img, three, 250, 60)
+        if 5 <= i <= 8:
+            _hand(img, 122 + 40 * (i - 5), 182)
+        if 16 <= i <= 20:
+            _hand(img, 272 + 40 * (i - 16), 92)
+        frames.append(img)
+    write_video(tmp_path / "pass.avi", frames)
+    frames = read_video(tmp_path / "pass.avi")
+    reader = _MissesAt(detector, (122, 182))
+    gate = ChangeGatedDetector(reader, full_every_ms=0)
+    seen = [gate(img, i * 100.0) for i, img in enumerate(frames)]
+    assert _at(seen[0], 122, 182) == ["7H"] and _at(seen[0], 272, 92) == ["3D"]
+    assert any(_meets(r, (100, 150, 144, 214)) for r in reader.regions), "7H not read again"
+    assert _at(seen[14], 122, 182) == ["7H"]  # the read after the hand missed it
+    assert _at(seen[-1], 122, 182) == ["7H"] and _at(seen[-1], 272, 92) == []
