@@ -429,14 +429,11 @@ class ChangeGatedDetector:
             new = found[in_new]
             stale = _within(dets, replace, 0.0)
             matched = np.zeros(len(dets), bool)
-            inside = np.zeros(len(dets), bool)
             if len(new) and len(dets):
                 matched = (box_iou(dets.xyxy, new.xyxy) > 0.3).any(axis=1)
-                inside = _share_inside(dets.xyxy, new.xyxy) > 0.5
-            # a card the read missed, on no card it found, whose picture is what it was
-            # when it was found (a hand passed over it) is still there: the detector
-            # misses a card now and then (a lone index of a card now read whole is not)
-            stale &= ~(~matched & ~inside & self._unchanged(dets, small))
+            # a card the read missed whose picture is what it was when it was found (a
+            # hand passed over it) is still there: the detector misses a card now and then
+            stale &= ~(~matched & self._unchanged(dets, small))
             dets = Detections.merge([dets[~(stale | matched)], new])
         if in_old.any():
             dets = _fuse(dets, found[in_old])
@@ -451,15 +448,6 @@ class ChangeGatedDetector:
         for c in confirm:
             if c[1] > 0:
                 self._confirm.append((t_ms + self.confirm_ms, c[1] - 1, c[2]))
-
-
-def _share_inside(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Per box of ``a``, the largest share of its area inside one box of ``b``."""
-    ix = np.minimum(a[:, None, 2], b[None, :, 2]) - np.maximum(a[:, None, 0], b[None, :, 0])
-    iy = np.minimum(a[:, None, 3], b[None, :, 3]) - np.maximum(a[:, None, 1], b[None, :, 1])
-    inter = np.clip(ix, 0, None) * np.clip(iy, 0, None)
-    area = np.maximum((a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1]), 1e-6)
-    return (inter / area[:, None]).max(axis=1)
 
 
 def _fuse(old: Detections, new: Detections, iou: float = 0.3) -> Detections:
