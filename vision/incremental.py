@@ -301,22 +301,6 @@ class ChangeGatedDetector:
                             piece))
         return out
 
-    def _unchanged(self, dets: Detections, small: np.ndarray) -> np.ndarray:
-        """Whether each detection's box looks as it did when it was read (its reference
-        picture): under a tenth of it changed."""
-        out = np.zeros(len(dets), bool)
-        if self._ref is None or not len(dets):
-            return out
-        f = self._f
-        hh, ww = small.shape
-        for i, (x0, y0, x1, y1) in enumerate(dets.xyxy):
-            a, b = max(0, int(x0 * f)), max(0, int(y0 * f))
-            c, d = min(ww, int(np.ceil(x1 * f))), min(hh, int(np.ceil(y1 * f)))
-            if c > a and d > b:
-                diff = np.abs(small[b:d, a:c] - self._ref[b:d, a:c]) > self.change_threshold
-                out[i] = float(diff.mean()) < 0.1
-        return out
-
     def _clean(self, box: Region, comp: np.ndarray, small: np.ndarray) -> None:
         assert self._dirty is not None and self._ref is not None
         x0, y0, x1, y1 = box
@@ -428,13 +412,9 @@ class ChangeGatedDetector:
             # of the same card
             new = found[in_new]
             stale = _within(dets, replace, 0.0)
-            matched = np.zeros(len(dets), bool)
             if len(new) and len(dets):
-                matched = (box_iou(dets.xyxy, new.xyxy) > 0.3).any(axis=1)
-            # a card the read missed whose picture is what it was when it was found (a
-            # hand passed over it) is still there: the detector misses a card now and then
-            stale &= ~(~matched & self._unchanged(dets, small))
-            dets = Detections.merge([dets[~(stale | matched)], new])
+                stale |= (box_iou(dets.xyxy, new.xyxy) > 0.3).any(axis=1)
+            dets = Detections.merge([dets[~stale], new])
         if in_old.any():
             dets = _fuse(dets, found[in_old])
         self.detections = dets
