@@ -162,6 +162,8 @@ class TableModel:
         self._complete_since: dict[int, float] = {}
         #: seats learned without a stock seen (see _learn_seat)
         self._stockless: set[int] = set()
+        #: seats learned without a stock: where and since when a stock has shown
+        self._stock_seen: dict[int, tuple[float, np.ndarray]] = {}
 
     # --- profile -------------------------------------------------------------------------
     @classmethod
@@ -640,22 +642,35 @@ class TableModel:
                 if float(np.min(np.linalg.norm(ref - m.centre, axis=1))) > 0.3 * s.pitch_mm]
 
     def _find_stock(self, s: SeatProfile, ups: list[_Mapped], backs: list[_Mapped],
-                    image: np.ndarray, dets: Detections) -> list[str]:
+                    image: np.ndarray, dets: Detections, t_ms: float) -> list[str]:
         """A seat learned without its stock: once a deal row with a stock fits where the
-        learned row lies, its stock and waste places are taken from it."""
+        learned row lies, and its stock has shown at the same spot for a second, its stock
+        and waste places are taken from it; a row that lies the other way round (the nertz
+        pile at the player's right) replaces all of the seat's places."""
         fit = self._fit_row(s, ups, backs) if backs else None
         if fit is None or fit[2] is None:
             return []
         old = dict(s.places)
-        angle = s.angle_deg
         rows = s.to_table(fit[1])
-        if max(math.dist(rows[0], old["nertz"]), math.dist(rows[-1], old[f"river{len(rows) - 2}"])
-               ) > 0.3 * s.pitch_mm:
+        last = old[f"river{len(rows) - 2}"]
+        near = 0.3 * s.pitch_mm
+        same = max(math.dist(rows[0], old["nertz"]), math.dist(rows[-1], last)) <= near
+        turned = max(math.dist(rows[0], last), math.dist(rows[-1], old["nertz"])) <= near
+        if not (same or turned):
             return []  # another row (a later layout): not the deal's
+        spot = fit[2].centre
+        first = self._stock_seen.get(s.index)
+        if first is None or math.dist(first[1], spot) > near:
+            self._stock_seen[s.index] = (t_ms, spot.copy())
+            return []
+        if t_ms - first[0] < 1000:
+            return []
+        self._stock_seen.pop(s.index, None)
+        angle = s.angle_deg
         alerts = self._learn_seat(s, fit, image, dets)
-        keep = {k: v for k, v in old.items() if k not in ("stock", "waste")}
-        s.places.update(keep)
-        s.angle_deg = angle
+        if same:
+            s.places.update({k: v for k, v in old.items() if k not in ("stock", "waste")})
+            s.angle_deg = angle
         return alerts
 
     def _check_back(self, s: SeatProfile, backs: list[_Mapped], image: np.ndarray,
@@ -819,7 +834,7 @@ class TableModel:
             ups = [m for m in near if m.card.face_up and not m.index_only]
             if s.index in self.learned:
                 backs = self._likely_backs(image, [m for m in near if not m.card.face_up])
-                alerts += self._find_stock(s, ups, backs, image, detections)
+                alerts += self._find_stock(s, ups, backs, image, detections, t_ms)
                 continue
             backs = self._likely_backs(image, self._off_the_row(
                 s, [m for m in near if not m.card.face_up], t_ms))

@@ -277,6 +277,18 @@ def _without(lab: dict, places: tuple[str, ...], backs: tuple[str, ...] = ()
         "back" if truth[i] in backs else dets.code[i] for i in keep])
 
 
+def _with_back(lab: dict, places: tuple[str, ...], where) -> Detections:
+    """:func:`_without` those places, and a back where ``where(seat 0's nertz box, one
+    pitch along its row)`` puts it."""
+    dets = _without(lab, places)
+    _d, truth = label_detections(lab["cards"])
+    boxes = _d.xyxy.astype(np.float64)
+    nertz, river0 = boxes[truth.index("seat0:nertz")], boxes[truth.index("seat0:river0")]
+    step = (river0[:2] + river0[2:]) / 2 - (nertz[:2] + nertz[2:]) / 2
+    return Detections.create(np.vstack([dets.xyxy, where(nertz, step)[None]]),
+                             code=[*dets.code, "back"])
+
+
 def test_a_deal_row_without_a_stock_seen_is_learned_after_a_second(video):
     """A plain back the detector does not find: the whole row, seen for a second, is
     learned the house layout's way round, the stock one pitch past the last column; a
@@ -299,15 +311,14 @@ def test_a_deal_row_without_a_stock_seen_is_learned_after_a_second(video):
     for a, b in zip(clean.seats, model.seats, strict=True):
         gap = max(math.dist(a.places[k], b.places[k]) for k in a.places)
         assert gap < 12.0, (a.index, gap)
-    # seat 0's stock seen under its nertz pile (a layout in two rows)
-    dets, truth = label_detections(labels[14]["cards"])
-    boxes = dets.xyxy.astype(np.float64)
-    nertz = boxes[truth.index("seat0:nertz")]
-    height = nertz[3] - nertz[1]
-    boxes[truth.index("seat0:stock")] = nertz + [0, 1.7 * height, 0, 1.7 * height]
-    model.observe(frames[14], Detections.create(boxes, code=list(dets.code)), 14,
-                  labels[14]["t_ms"])
+    # seat 0's stock seen under its nertz pile (a layout in two rows), for a second
     s0, c0 = model.seats[0], clean.seats[0]
+    for n in range(14, 25):
+        model.observe(frames[n], _with_back(labels[n], stocks, lambda nertz, _step: nertz + [
+            0, 1.7 * (nertz[3] - nertz[1]), 0, 1.7 * (nertz[3] - nertz[1])]), n,
+            labels[n]["t_ms"])
+        if n == 20:  # (shown for 0.6 s)
+            assert math.dist(s0.places["stock"], c0.places["stock"]) < 12.0, "moved at once"
     moved = s0.to_local(np.array([s0.places["stock"]]))[0] - s0.to_local(
         np.array([c0.places["nertz"]]))[0]
     assert abs(moved[0]) < 12.0 and 100.0 < moved[1] < 200.0, moved
@@ -664,3 +675,24 @@ def test_a_card_laid_over_a_marker_is_a_card(video):
     assert layout.ids[0] in model.markers_in_view
     seen = [c.box for v in obs.places.values() for c in v.cards] + [c.box for c in obs.loose]
     assert not any(np.allclose(b, box, atol=0.01) for b in seen)
+
+
+def test_a_stockless_row_is_turned_round_when_its_stock_shows_before_the_nertz(video):
+    """Learned the house way round (no stock seen), seat 0's row then shows a stock one
+    pitch before its nertz pile for a second: the row lies the other way round (the nertz
+    pile at the player's right), and every place of the seat is learned again."""
+    header, labels, frames = video
+    clean = TableModel(_profile(header))
+    clean.observe(frames[0], label_detections(labels[0]["cards"])[0], 0, 0.0)
+    model = TableModel(_profile(header))
+    stocks = ("seat0:stock", "seat1:stock")
+    for n in range(12):
+        model.observe(frames[n], _without(labels[n], stocks), n, labels[n]["t_ms"])
+    assert model.learned == {0, 1}
+    for n in range(12, 25):
+        model.observe(frames[n], _with_back(labels[n], stocks, lambda nertz, step: nertz
+                                            - np.r_[step, step]), n, labels[n]["t_ms"])
+    s0, c0 = model.seats[0], clean.seats[0]
+    assert math.dist(s0.places["nertz"], c0.places["river3"]) < 12.0
+    assert math.dist(s0.places["river3"], c0.places["nertz"]) < 12.0
+    assert math.dist(model.seats[1].places["nertz"], clean.seats[1].places["nertz"]) < 12.0
