@@ -289,16 +289,20 @@ def _with_back(lab: dict, places: tuple[str, ...], where) -> Detections:
                              code=[*dets.code, "back"])
 
 
+def _stockless_start(video):
+    """Labels, frames, a model that saw the deal whole, a fresh model, the stock places."""
+    header, labels, frames = video
+    clean = TableModel(_profile(header))
+    clean.observe(frames[0], label_detections(labels[0]["cards"])[0], 0, 0.0)
+    return labels, frames, clean, TableModel(_profile(header)), ("seat0:stock", "seat1:stock")
+
+
 def test_a_deal_row_without_a_stock_seen_is_learned_after_a_second(video):
     """A plain back the detector does not find: the whole row, seen for a second, is
     learned the house layout's way round, the stock one pitch past the last column; a
     nertz pile showing a back for a moment (its top just played) is no stock; and once a
     stock is seen elsewhere (under the nertz pile), stock and waste move there."""
-    header, labels, frames = video
-    clean = TableModel(_profile(header))
-    clean.observe(frames[0], label_detections(labels[0]["cards"])[0], 0, 0.0)
-    model = TableModel(_profile(header))
-    stocks = ("seat0:stock", "seat1:stock")
+    labels, frames, clean, model, stocks = _stockless_start(video)
     for n in range(5):
         model.observe(frames[n], _without(labels[n], stocks), n, labels[n]["t_ms"])
     assert not model.learned, "learned from a row alone before a second had passed"
@@ -681,11 +685,7 @@ def test_a_stockless_row_is_turned_round_when_its_stock_shows_before_the_nertz(v
     """Learned the house way round (no stock seen), seat 0's row then shows a stock one
     pitch before its nertz pile for a second: the row lies the other way round (the nertz
     pile at the player's right), and every place of the seat is learned again."""
-    header, labels, frames = video
-    clean = TableModel(_profile(header))
-    clean.observe(frames[0], label_detections(labels[0]["cards"])[0], 0, 0.0)
-    model = TableModel(_profile(header))
-    stocks = ("seat0:stock", "seat1:stock")
+    labels, frames, clean, model, stocks = _stockless_start(video)
     for n in range(12):
         model.observe(frames[n], _without(labels[n], stocks), n, labels[n]["t_ms"])
     assert model.learned == {0, 1}
