@@ -201,6 +201,8 @@ class TableModel:
         self.learned = set()
         self._river_end = {}
         self._alerted = set()
+        self._row_seen, self._complete_since, self._stock_seen = {}, {}, {}
+        self._stockless = set()
 
     # --- calibration ---------------------------------------------------------------------
     def _calibrate(self, image: np.ndarray, t_ms: float) -> str:
@@ -631,13 +633,14 @@ class TableModel:
     def _off_the_row(self, s: SeatProfile, backs: list[_Mapped], t_ms: float
                      ) -> list[_Mapped]:
         """The backs not lying where a face-up card of the seat's row lay in the last
-        2 s: a nertz pile shows its next card face down for a moment after its top is
-        played, and is no stock."""
-        seen = [p for t, pts in self._row_seen.get(s.index, []) if t_ms - t <= 2000
-                for p in pts]
-        if not seen or not backs:
+        2 s (:attr:`_row_seen`): a nertz pile shows its next card face down for a moment
+        after its top is played, and is no stock."""
+        seen = self._row_seen.setdefault(s.index, [])
+        seen[:] = [(t, p) for t, p in seen if t_ms - t <= 2000]
+        points = [p for _t, pts in seen for p in pts]
+        if not points or not backs:
             return backs
-        ref = np.array(seen)
+        ref = np.array(points)
         return [m for m in backs
                 if float(np.min(np.linalg.norm(ref - m.centre, axis=1))) > 0.3 * s.pitch_mm]
 
@@ -647,7 +650,7 @@ class TableModel:
         learned row lies, and its stock has shown at the same spot for a second, its stock
         and waste places are taken from it; a row that lies the other way round (the nertz
         pile at the player's right) replaces all of the seat's places."""
-        fit = self._fit_row(s, ups, backs) if backs else None
+        fit = self._fit_row(s, ups, backs)
         if fit is None or fit[2] is None:
             return []
         old = dict(s.places)
@@ -838,9 +841,7 @@ class TableModel:
                 continue
             backs = self._likely_backs(image, self._off_the_row(
                 s, [m for m in near if not m.card.face_up], t_ms))
-            seen = self._row_seen.setdefault(s.index, [])
-            seen[:] = [(t, p) for t, p in seen if t_ms - t <= 2000]
-            seen.append((t_ms, [m.centre for m in ups]))
+            self._row_seen.setdefault(s.index, []).append((t_ms, [m.centre for m in ups]))
             fit = self._fit_row(s, ups, backs, stockless=True)
             if fit is not None and fit[2] is None:  # a whole row, no stock: wait a second
                 since = self._complete_since.setdefault(s.index, t_ms)
