@@ -96,6 +96,9 @@ class _PlaceState:
     bare_n: int = 0  # how many such views
     bare_t: float = 0.0  # the last such view
     bare_runs: list[tuple[float, float]] = field(default_factory=list)  # ended runs, recent
+    #: where the pile lies: its cards' largest recent box (a read of the index alone, the
+    #: rest of the card under another place's, gives a box a fraction of the card's)
+    spot: tuple[float, float, float, float] | None = None
     #: when the reader last read the settled top as its twin (a nertz pile's KC read KS)
     twin_read_t: float = -1.0
     #: when the reader last read the settled top as itself after a twin read of it, or the
@@ -643,7 +646,8 @@ class Tracker:
             view = obs.places.get(name)
             st.in_view = view is not None
             if place.kind == "nertz" and view is not None:
-                if view.cards or self._under_other_cards(name, st.box, obs):
+                spot = st.spot if self.NERTZ_SPOT else st.box
+                if view.cards or self._under_other_cards(name, spot, obs):
                     # (a card of another place over the spot, a fanned column say, hides
                     # the pile: not seen empty)
                     if st.bare_since is not None and st.bare_n >= self.min_frames:
@@ -682,6 +686,7 @@ class Tracker:
                 covered = True  # (a squared pile shows one face: another card lies over it)
             if view is not None and view.cards:
                 st.box = _union([c.box for c in view.cards])
+                st.spot = _spot(st.spot, view.cards[-1].box)
             if not covered and st.box is not None and any(
                     _overlap(st.box, b) > self.cover_limit for b in movers):
                 covered = True  # a card in flight or a hand over the place's last cards
@@ -5547,6 +5552,11 @@ class Tracker:
 
     #: a place whose last seen box is under another place's card more than this is hidden
     HIDDEN_BY_CARD = 0.25
+    #: a nertz pile is seen empty only where no other place's card lies over its spot (its
+    #: top card's largest recent box, :func:`_spot`), not over its last box alone: a read of
+    #: the index alone gives a box a tenth of the card's (`--seed 4` round 2: seat 1's pile
+    #: under seat 2's waste, its index read now and then, was taken for emptied and called)
+    NERTZ_SPOT = True
 
     def _under_other_cards(self, name: str, box: Any, obs: Observation) -> bool:
         """Is ``name``'s spot (its cards' last box) under a card of another place?"""
@@ -5728,6 +5738,16 @@ def _union(boxes: list[tuple[float, float, float, float]]
            ) -> tuple[float, float, float, float]:
     return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes),
             max(b[3] for b in boxes))
+
+
+def _spot(spot: tuple[float, float, float, float] | None,
+          box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+    """A pile's spot after its top card was seen in ``box``: the box, unless it is a small
+    part of the spot (an index read while the rest of the card is hidden)."""
+    if spot is None or _overlap(box, spot) == 0.0:
+        return box  # (the first view, or the pile is elsewhere now: a camera bump)
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    return box if area >= 0.6 * (spot[2] - spot[0]) * (spot[3] - spot[1]) else spot
 
 
 def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]

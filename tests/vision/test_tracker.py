@@ -1081,6 +1081,39 @@ def test_a_nertz_pile_hidden_under_another_places_card_is_not_seen_empty():
         e for e in tr.log() if e["type"] == "unseen"]
 
 
+
+def _index_only_then_hidden(spot: bool) -> tuple[Tracker, dict]:
+    """Seat 1's 5D nertz pile is seen whole, then only its index shows (a small box at the
+    spot's corner) while a card of seat 0's waste lies over the rest of the spot, then not
+    even that; seat 1 calls."""
+    tr = Tracker(HouseRules(), 2)
+    tr.NERTZ_SPOT = spot
+    n = _feed_views(tr, [_table({0: "AS", 1: "5D"})])
+    x, y, _x2, _y2 = _spot("seat1:nertz")
+    index = (x, y, x + 0.2, y + 0.3)
+    over = (x + 0.25, y, x + 1.2, y + 1.0)  # seat 0's waste: most of the spot, not the index
+    for k in range(n, n + 16):
+        places = _table({0: "AS", 1: "5D"}, {"seat0:waste": ["9H"]})
+        views = {p: PlaceView(p, [SeenCard(c, _spot(p)) for c in codes])
+                 for p, codes in places.items()}
+        views["seat0:waste"].cards = [SeenCard("9H", over)]
+        views["seat1:nertz"].cards = [SeenCard("5D", index)] if k < n + 4 else []
+        tr.update(Observation(k, k * 100.0, views))
+        if k == n + 12:
+            tr.call(1, k * 100.0)
+    return tr, tr.finish()[-1]
+
+
+def test_a_nertz_pile_read_by_its_index_alone_is_hidden_by_the_card_over_its_spot():
+    # its last box is the index's, clear of the waste card: the pile's spot is the box it
+    # showed whole, under that card, so the pile is not seen empty and the call is false
+    tr, end = _index_only_then_hidden(spot=True)
+    assert [f["seat"] for f in tr.flags() if f["rule"] == "false_call"] == [1]
+    assert end["nertz_left"] == [13, 13]
+    tr, end = _index_only_then_hidden(spot=False)  # (the index's box alone: "empty")
+    assert not [f for f in tr.flags() if f["rule"] == "false_call"]
+
+
 def _skip_a_rank(unsure: bool) -> Tracker:
     """Seat 0 plays AH and 2H to the lake, then its nertz shows 4H and the pile shows 4H
     (read with doubt or sure); no one was seen losing a 3H."""
