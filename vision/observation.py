@@ -72,7 +72,8 @@ class Observation:
     why the table was not found (``"ok"``, ``"no_table"``, ``"moved"``: the camera moved
     and no markers are in view to follow it); ``alerts`` are one-line notices of the
     table model (a back of another seat's design in a seat's area, …); ``hand_seats`` is
-    parallel to ``hands``: the seat each arm reaches in from, or None when unknown."""
+    parallel to ``hands``: the seat each arm reaches in from, or None when unknown (one
+    blob where two players' arms meet is listed once per arm, the same box)."""
 
     frame: int
     t_ms: float

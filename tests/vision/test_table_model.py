@@ -26,7 +26,7 @@ from vision.calibration import (
     recover_markers,
 )
 from vision.detections import Detections
-from vision.profile import ProfileError, TableProfile
+from vision.profile import SEAT_DEPTH_MM, ProfileError, TableProfile
 from vision.render.camera import Camera, Lighting, Photometry
 from vision.render.scene import random_table, render_still
 from vision.render.video import VideoSettings, render_video
@@ -458,6 +458,34 @@ def test_arms_are_given_the_seat_they_reach_in_from(video):
                 total += 1
                 right += seat == near[0]["seat"]
     assert total >= 5 and right / total >= 0.8, (right, total)
+
+
+
+def test_two_arms_meeting_in_one_blob_are_listed_once_each(video):
+    """Seat 0's arm alone gives one blob of seat 0; seat 0's and seat 1's arms reaching to
+    the middle of the table make one blob, listed for both seats (the same box)."""
+    header, labels, frames = video
+    model = TableModel(_profile(header))
+    dets, _truth = label_detections(labels[0]["cards"])
+    model.observe(frames[0], dets, 0, 0.0)
+    centre = model.plane.to_px(np.array([[0.0, 0.0]]))[0]
+    shoulder = {s.index: model.plane.to_px(s.to_table(
+        np.array([[0.0, SEAT_DEPTH_MM / 2 + 150.0]])))[0] for s in model.seats}
+
+    def arms(*seats: int) -> tuple[list, list]:
+        mask = np.zeros((SIZE[1], SIZE[0]), np.uint8)
+        for k in seats:
+            cv2.line(mask, tuple(int(v) for v in shoulder[k]), tuple(int(v) for v in centre),
+                     255, 24)
+        return model._arms(mask, 1.0)
+
+    boxes, seats = arms(0)
+    assert seats == [0] and len(boxes) == 1
+    boxes, seats = arms(0, 1)
+    assert sorted(seats) == [0, 1] and boxes[0] == boxes[1]
+    model.SECOND_ARM_MM = 0.0  # (one seat per blob: the nearest player's)
+    boxes, seats = arms(0, 1)
+    assert len(seats) == 1 and len(boxes) == 1
 
 
 def _iou_any(a, b) -> float:
