@@ -93,6 +93,16 @@ class _Mapped:
     card: SeenCard
 
 
+def _may_be(card: SeenCard, code: str) -> bool:
+    """Whether a lake card read as ``card`` may be the card ``code`` (a King) read again:
+    that code, one of its reads, or another rank of its suit but an Ace."""
+    if not card.face_up:
+        return True
+    if card.code == code or code in (a for a, _p in card.alternatives):
+        return True
+    return card.code[-1:] == code[-1:] and card.code[:-1] != "A"
+
+
 def _seg_dist_f(pu: float, pv: float, au: float, av: float, bu: float, bv: float) -> float:
     """From (pu, pv) to the segment (au, av)–(bu, bv), on plain floats."""
     abu, abv = bu - au, bv - av
@@ -452,6 +462,14 @@ class TableModel:
         return abs(p[0]) <= pr.width_mm / 2 + 20 and abs(p[1]) <= pr.depth_mm / 2 + 20
 
     # --- lake ----------------------------------------------------------------------------
+    #: a pile with a King on top, out of sight a while (under a hand), is set aside only
+    #: when the card then seen at its spot cannot be that King (another suit, or an Ace):
+    #: the same card read again, or misread in its own suit, is the pile itself (new
+    #: rounds, seed 3, round 1: seat 0's lone misplaced KC, read QC or KC after each hand
+    #: passed over it, became five piles, each a KC or QC laid anew and flagged); False:
+    #: any card seen there after a while starts a new pile
+    KING_SEEN_AGAIN = True
+
     def _lake_place(self, m: _Mapped, t_ms: float, taken: set[int]) -> str | None:
         p = m.centre
         radius = 48.0 if m.index_only else 40.0
@@ -460,7 +478,8 @@ class TableModel:
         if best is not None and float(np.linalg.norm(best.pos - p)) < radius:
             rank = m.card.code[:-1] if m.card.face_up else None
             stale = t_ms - best.last_ms > 400
-            if stale and best.top is not None and best.top[:-1] == "K":
+            if stale and best.top is not None and best.top[:-1] == "K" and \
+                    not (self.KING_SEEN_AGAIN and _may_be(m.card, best.top)):
                 best.retired = True  # a finished pile set aside: a new pile takes its spot
             elif stale and rank == "A" and best.top is not None and best.top[:-1] != "A":
                 best.retired = True

@@ -26,11 +26,12 @@ from vision.calibration import (
     recover_markers,
 )
 from vision.detections import Detections
+from vision.observation import SeenCard
 from vision.profile import SEAT_DEPTH_MM, ProfileError, TableProfile
 from vision.render.camera import Camera, Lighting, Photometry
 from vision.render.scene import random_table, render_still
 from vision.render.video import VideoSettings, render_video
-from vision.table_model import TableModel
+from vision.table_model import TableModel, _Mapped
 
 from .conftest import FAST_DECKS, NEEDS_ARTWORK
 
@@ -724,3 +725,33 @@ def test_a_stockless_row_is_turned_round_when_its_stock_shows_before_the_nertz(v
     assert math.dist(s0.places["nertz"], c0.places["river3"]) < 12.0
     assert math.dist(s0.places["river3"], c0.places["nertz"]) < 12.0
     assert math.dist(model.seats[1].places["nertz"], clean.seats[1].places["nertz"]) < 12.0
+
+
+@pytest.mark.parametrize("seen_again", [True, False])
+def test_a_king_pile_seen_again_after_a_hand_is_the_same_pile(seen_again):
+    model = TableModel(TableProfile.propose(2, "rect", 1200, 800))
+    model.KING_SEEN_AGAIN = seen_again
+    spot = np.array([600.0, 400.0])
+
+    def place(code: str, t_ms: float, alternatives=()) -> str | None:
+        card = SeenCard(code, (300.0, 150.0, 340.0, 210.0), alternatives=alternatives)
+        return model._lake_place(_Mapped(0, spot.copy(), False, card), t_ms, set())
+
+    def king_pile(t_ms: float) -> str | None:
+        place("KC", t_ms)  # (a new pile once it has lain still a moment)
+        return place("KC", t_ms + 100.0)
+
+    assert king_pile(0.0) == "lake:0"
+    # out of sight under a hand for a second, then the King, or a misread of it in its
+    # own suit, or a read with the King among its alternatives
+    for k, (code, alternatives) in enumerate([("KC", ()), ("QC", ()), ("JH", (("KC", 0.2),))]):
+        t = 1100.0 + 2000.0 * k
+        assert (place(code, t, alternatives) == "lake:0") is seen_again, code
+        if not seen_again:
+            model.piles.clear()
+            assert king_pile(t + 1000.0) == "lake:0"
+    # another suit's card, or an Ace, at a King pile's spot: the pile was set aside
+    for code in ("5H", "AC"):
+        model.piles.clear()
+        assert king_pile(10000.0) == "lake:0"
+        assert place(code, 11000.0) is None and place(code, 11100.0) == "lake:1"
