@@ -1,14 +1,16 @@
 """Where the real path's misses are, summed over kept observations: the simulator's moves the
 tracker did not report, grouped by (source kind, destination kind, what the tracker did with
-that card nearby), the tracker's extra moves grouped the same way, and each round's lake
-cards and nertz cards left against the truth.
+that card nearby), the tracker's extra moves grouped the same way, each round's lake
+cards and nertz cards left against the truth, and the flags: false ones and missed ones by
+rule (a ``foundation_rank`` flag of a card on its identical card, a lost race or an inferred
+twin, counted apart as ``X on X``).
 
     python -m scripts.diag_misses cache/real26
     python -m scripts.diag_misses cache/real26 --only r8,r14 --list
 
-``--list`` prints each missed move with the tracker's moves of its card nearby, and each extra
+``--list`` prints each missed move with the tracker's moves of its card nearby, each extra
 move with the simulator's (an extra with none is a card misread: the reader's code never
-moved then).
+moved then), and each false or missed flag.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from scripts.diag_replay import _fmt, run, unmatched
+from scripts.eval_replay import TOL_MS
 from scripts.sum_replay import kept_files, round_dirs
 
 #: how far apart in time a tracker move of the same card may be to count as "near"
@@ -52,6 +55,34 @@ def truth_near(extra: dict[str, Any], truth: list[dict[str, Any]]) -> list[dict[
             and abs(m["t_ms"] - extra["t_ms"]) < NEAR_MS]
 
 
+def flag_errors(truth: list[dict[str, Any]], got: list[dict[str, Any]]
+                ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The tracker's flags no simulator flag matches (false) and the simulator's no
+    tracker flag matches (missed): one to one by seat, rule and card within ``TOL_MS``,
+    as ``scripts.eval_replay.compare`` counts them."""
+    used: set[int] = set()
+    missed = []
+    for t in truth:
+        i = next((i for i, g in enumerate(got) if i not in used
+                  and (g["seat"], g["rule"], g.get("card")) == (t["seat"], t["rule"], t.get("card"))
+                  and abs(g["t_ms"] - t["t_ms"]) <= TOL_MS), None)
+        if i is None:
+            missed.append(t)
+        else:
+            used.add(i)
+    return [g for i, g in enumerate(got) if i not in used], missed
+
+
+def flag_kind(flag: dict[str, Any]) -> str:
+    """A flag's rule, with ``foundation_rank`` of a card laid on its identical card
+    (``"7S on 7S, needs rank 8"``) told apart as ``foundation_rank X on X``."""
+    words = str(flag.get("detail", "")).split()
+    if flag["rule"] == "foundation_rank" and len(words) >= 3 and words[1] == "on" and \
+            words[0] == words[2].rstrip(","):
+        return "foundation_rank X on X"
+    return flag["rule"]
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("cache", type=Path)
@@ -65,6 +96,9 @@ def main(argv: list[str] | None = None) -> None:
         p.error(f"no round folders with kept observations under {args.cache}")
     missed: Counter[tuple[str, str, str]] = Counter()
     extra: Counter[tuple[str, str]] = Counter()
+    false_flags: Counter[str] = Counter()
+    missed_flags: Counter[str] = Counter()
+    right_flags = 0
     for d in dirs:
         truth, tracker = run(*kept_files(d))
         got = [e for e in tracker.log() if e["type"] == "move"]
@@ -80,6 +114,16 @@ def main(argv: list[str] | None = None) -> None:
                 near = truth_near(x, [e for e in truth if e["type"] == "move"])
                 print(f"{d.name:>4} EXTRA {_fmt(x)} | truth: " +
                       ("; ".join(_fmt(m) for m in near) or "none"))
+        t_flags = [e for e in truth if e["type"] == "flag"]
+        g_flags = [e for e in tracker.log() if e["type"] == "flag"]
+        wrong, unseen = flag_errors(t_flags, g_flags)
+        right_flags += len(g_flags) - len(wrong)
+        for f, counter, what in [(f, false_flags, "FALSE FLAG") for f in wrong] + \
+                [(f, missed_flags, "MISSED FLAG") for f in unseen]:
+            counter[flag_kind(f)] += 1
+            if args.list:
+                print(f"{d.name:>4} {what} {f['t_ms']:>7.0f} seat{f['seat']} {f['rule']} "
+                      f"{f.get('card')} {f.get('place')} {f.get('detail', '')}")
         t_end = next(e for e in truth if e["type"] == "round_end")
         g_end = next((e for e in tracker.log() if e["type"] == "round_end"), {})
         print(f"{d.name:>4} lake cards {t_end['lake_cards']} got {g_end.get('lake_cards')}; "
@@ -90,6 +134,10 @@ def main(argv: list[str] | None = None) -> None:
     print(f"extra {sum(extra.values())}:")
     for (src, dst), n in extra.most_common():
         print(f"  {src:>5} -> {dst:<5} {n}")
+    for what, counter in (("false flags", false_flags), ("missed flags", missed_flags)):
+        print(f"{what} {sum(counter.values())} (flags right {right_flags}):")
+        for rule, n in counter.most_common():
+            print(f"  {rule:<32} {n}")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scripts.diag_columns import classify
 from scripts.diag_looks import band
-from scripts.diag_misses import cause, kind, truth_near
+from scripts.diag_misses import cause, flag_errors, flag_kind, kind, truth_near
 from scripts.diag_place import changes, read_text
 from vision.observation import SeenCard
 
@@ -56,3 +56,18 @@ def test_a_lake_credit_is_grouped_by_how_alike_its_looks_were():
     assert band(12.0) == "<= 60" and band(60.0) == "<= 60"
     assert band(60.5) == "60-100" and band(100.0) == "60-100"
     assert band(250.0) == "> 100"
+
+
+def test_flags_are_matched_one_to_one_and_the_rest_told_by_rule():
+    race = {"seat": 1, "rule": "foundation_rank", "card": "7S", "t_ms": 20000,
+            "detail": "7S on 7S, needs rank 8"}
+    skip = {**race, "card": "9S", "detail": "9S on 7S, needs rank 8"}
+    ace = {"seat": 0, "rule": "foundation_needs_ace", "card": "KC", "t_ms": 5000}
+    assert flag_kind(race) == "foundation_rank X on X"
+    assert flag_kind(skip) == "foundation_rank" and flag_kind(ace) == "foundation_needs_ace"
+    got = [{**race, "t_ms": 21000}, {**race, "t_ms": 22000}, {**ace, "seat": 2}]
+    false, missed = flag_errors([race, ace], got)
+    # the first of the tracker's two 7S flags is the simulator's; another seat's KC is not
+    assert false == got[1:] and missed == [ace]
+    late = [{**ace, "t_ms": 9000}]  # (more than TOL_MS after)
+    assert flag_errors([ace], late) == (late, [ace])
