@@ -6,6 +6,7 @@ strips included), with how far the seat sits askew to the camera (a seat square 
 image is read best: the reader's crops are turned by quarter turns).
 
     python -m scripts.diag_reads cache/evalfull
+    python -m scripts.diag_reads cache/real28        # a set of round folders (rN/)
     python -m scripts.diag_reads cache/real28/r13 --by-seat
 """
 
@@ -108,6 +109,22 @@ def askew(header: dict) -> dict[str, float]:
     return out
 
 
+_TWIN = {"C": "S", "S": "C", "D": "H", "H": "D"}
+
+
+def misread_kind(truth: str, read: str | None) -> str:
+    """What a misread got wrong: ``unread`` (no card read), ``twin suit`` (the other suit
+    of its colour, the rank right), ``suit`` (a suit of the other colour), ``rank`` (the
+    suit right), ``both``; ``back`` where the truth or the read is a back."""
+    if read is None:
+        return "unread"
+    if "back" in (truth, read):
+        return "back"
+    if truth[:-1] == read[:-1]:
+        return "twin suit" if _TWIN.get(truth[-1]) == read[-1] else "suit"
+    return "rank" if truth[-1] == read[-1] else "both"
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("cache", type=Path)
@@ -117,6 +134,9 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     found = sorted(args.cache.glob("**/*.observations.pkl" if args.by_seat
                                    else "*.observations.pkl"))
+    if not found:  # a set of round folders: each one's newest kept observations
+        found = [max(pk, key=lambda q: q.stat().st_mtime) for d in sorted(args.cache.iterdir())
+                 if d.is_dir() and (pk := list(d.glob("*.observations.pkl")))]
     if not found:
         sys.exit(f"no *.observations.pkl in {args.cache}: run scripts.eval_replay "
                  "--mode full --cache there first")
@@ -155,6 +175,10 @@ def main(argv: list[str] | None = None) -> None:
     overall: Counter = Counter()
     for (w, r, _k), n in misreads.items():
         overall[(w, r)] += n
+    kinds: Counter = Counter()
+    for (w, r), n in overall.items():
+        kinds[misread_kind(w, r)] += n
+    print("  misreads by kind (frames): " + ", ".join(f"{k} {n}" for k, n in kinds.most_common()))
     print("  most frequent misreads (truth > read: frames): " + ", ".join(
         f"{w}>{r}: {n}" for (w, r), n in overall.most_common(args.top)))
     for kind in KINDS:

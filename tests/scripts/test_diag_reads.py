@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from scripts.diag_reads import askew, compare, river_strips
+import json
+import pickle
+
+from scripts.diag_reads import askew, compare, main, misread_kind, river_strips
 from vision.observation import Observation, PlaceView, SeenCard
 
 BOX = (0.0, 0.0, 10.0, 10.0)
@@ -50,3 +53,29 @@ def test_river_strips_are_counted_per_seat_and_askew_seats_known():
               "table": {"seats": [{"seat": 0, "angle_deg": 0.0}, {"seat": 1, "angle_deg": 120.0},
                                   {"seat": 2, "angle_deg": 240.0}]}}
     assert askew(header) == {"seat0": 30.0, "seat1": 0.0, "seat2": 30.0}
+
+
+def test_misreads_are_told_by_kind():
+    assert misread_kind("7C", "7S") == "twin suit" and misread_kind("7D", "7H") == "twin suit"
+    assert misread_kind("7C", "7H") == "suit"
+    assert misread_kind("7C", "8C") == "rank" and misread_kind("7C", "8D") == "both"
+    assert misread_kind("7C", None) == "unread" and misread_kind("back", "KC") == "back"
+
+
+def test_a_set_of_round_folders_is_read_from_each_ones_newest_observations(tmp_path, capsys):
+    for name, read in (("r0", "AC"), ("r1", "KH")):
+        d = tmp_path / name
+        d.mkdir()
+        stem = f"{name}-s1-1280x720-10fps"
+        labels = {"frame": 0, "t_ms": 0, "hands": [], "cards": [_label("seat0:nertz", "AS")]}
+        (d / f"{stem}.labels.jsonl").write_text(json.dumps({"type": "header"}) + "\n"
+                                                 + json.dumps(labels) + "\n")
+        obs = [Observation(0, 0.0, {"seat0:nertz": PlaceView("seat0:nertz",
+                                                             [SeenCard(read, BOX)])})]
+        with open(d / f"{stem}.incremental.observations.pkl", "wb") as fh:
+            pickle.dump(obs, fh)
+    main([str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "2 round(s)" in out
+    assert "read right in 0 of 2" in out
+    assert "twin suit 1" in out and "both 1" in out
