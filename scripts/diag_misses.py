@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from scripts.diag_replay import _fmt, run, unmatched
-from scripts.eval_replay import TOL_MS
+from scripts.eval_replay import flag_key, pairs
 from scripts.sum_replay import kept_files, round_dirs
 
 #: how far apart in time a tracker move of the same card may be to count as "near"
@@ -58,19 +58,11 @@ def truth_near(extra: dict[str, Any], truth: list[dict[str, Any]]) -> list[dict[
 def flag_errors(truth: list[dict[str, Any]], got: list[dict[str, Any]]
                 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The tracker's flags no simulator flag matches (false) and the simulator's no
-    tracker flag matches (missed): one to one by seat, rule and card within ``TOL_MS``,
-    as ``scripts.eval_replay.compare`` counts them."""
-    used: set[int] = set()
-    missed = []
-    for t in truth:
-        i = next((i for i, g in enumerate(got) if i not in used
-                  and (g["seat"], g["rule"], g.get("card")) == (t["seat"], t["rule"], t.get("card"))
-                  and abs(g["t_ms"] - t["t_ms"]) <= TOL_MS), None)
-        if i is None:
-            missed.append(t)
-        else:
-            used.add(i)
-    return [g for i, g in enumerate(got) if i not in used], missed
+    tracker flag matches (missed), matched as ``scripts.eval_replay.compare`` counts them."""
+    matched = pairs(truth, got, flag_key)
+    hit_t, hit_g = {j for j, _i in matched}, {i for _j, i in matched}
+    return ([g for i, g in enumerate(got) if i not in hit_g],
+            [t for j, t in enumerate(truth) if j not in hit_t])
 
 
 def flag_kind(flag: dict[str, Any]) -> str:

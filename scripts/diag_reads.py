@@ -20,6 +20,7 @@ from collections import Counter
 from pathlib import Path
 
 from vision.observation import Observation, observation_from_labels
+from vision.tracker import _twin
 
 KINDS = ("nertz", "river", "waste", "stock", "lake")
 
@@ -109,9 +110,6 @@ def askew(header: dict) -> dict[str, float]:
     return out
 
 
-_TWIN = {"C": "S", "S": "C", "D": "H", "H": "D"}
-
-
 def misread_kind(truth: str, read: str | None) -> str:
     """What a misread got wrong: ``unread`` (no card read), ``twin suit`` (the other suit
     of its colour, the rank right), ``suit`` (a suit of the other colour), ``rank`` (the
@@ -121,7 +119,7 @@ def misread_kind(truth: str, read: str | None) -> str:
     if "back" in (truth, read):
         return "back"
     if truth[:-1] == read[:-1]:
-        return "twin suit" if _TWIN.get(truth[-1]) == read[-1] else "suit"
+        return "twin suit" if _twin(truth) == read else "suit"
     return "rank" if truth[-1] == read[-1] else "both"
 
 

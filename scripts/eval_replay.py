@@ -41,17 +41,28 @@ def _lake(place: str) -> str:
     return "lake" if place.startswith("lake:") else place
 
 
-def _match(truth: list[dict[str, Any]], got: list[dict[str, Any]], key: Any) -> int:
-    """Greedy one-to-one matching by key within TOL_MS; the number matched."""
+def pairs(truth: list[dict[str, Any]], got: list[dict[str, Any]], key: Any
+          ) -> list[tuple[int, int]]:
+    """Greedy one-to-one matching by key within TOL_MS: (truth index, got index) pairs."""
     used: set[int] = set()
-    n = 0
-    for t in truth:
+    out = []
+    for j, t in enumerate(truth):
         for i, g in enumerate(got):
             if i not in used and key(t) == key(g) and abs(t["t_ms"] - g["t_ms"]) <= TOL_MS:
                 used.add(i)
-                n += 1
+                out.append((j, i))
                 break
-    return n
+    return out
+
+
+def _match(truth: list[dict[str, Any]], got: list[dict[str, Any]], key: Any) -> int:
+    """The number :func:`pairs` matches."""
+    return len(pairs(truth, got, key))
+
+
+def flag_key(e: dict[str, Any]) -> tuple[Any, ...]:
+    """What makes two flags the same: seat, rule and card."""
+    return (e["seat"], e["rule"], e.get("card"))
 
 
 def feed(tracker: Tracker, observations: Iterable[Any], calls: list[tuple[int, float]]
@@ -83,9 +94,7 @@ def compare(truth: list[dict[str, Any]], log: list[dict[str, Any]]) -> dict[str,
     own_right = _match(lake_t, lake_g, lambda e: (e["card"], e["from"]))
     tf = [e for e in truth if e["type"] == "flag"]
     gf = [e for e in log if e["type"] == "flag"]
-
-    def fkey(e: dict[str, Any]) -> tuple[Any, ...]:
-        return (e["seat"], e["rule"], e.get("card"))
+    fkey = flag_key
 
     t_end = next(e for e in truth if e["type"] == "round_end")
     g_end = next((e for e in log if e["type"] == "round_end"), None)
