@@ -4508,7 +4508,8 @@ class Tracker:
                         not _builds_up(code, card) and card not in glimpsed:
                     continue  # (two misplacements, one hidden under the other, never seen
                     # there: unlikelier than a card that left unseen for elsewhere)
-                if not (card == code or legal) and self.SURE_ORPHANS and \
+                if not legal and (card != code or self.SURE_TWIN_ORPHANS) and \
+                        self.SURE_ORPHANS and \
                         self.sure_at.get((place, card), -1.0) < seen - self.SURE_SLACK_MS:
                     continue  # a breach inferred from a card last read unsure: no evidence
                 found.append((seen, seat, place, card, legal))
@@ -4546,6 +4547,10 @@ class Tracker:
     #: pile, both flagged)
     SURE_ORPHANS = True
     SURE_SLACK_MS = 300.0
+    #: ... also an identical card hidden under the landing one where that breaks the pile's
+    #: order (``--seed 4`` round 1: seat 1's nertz top, misread 2S for a moment, "went" under
+    #: seat 0's 2S on a club pile: one card laid twice, both flagged)
+    SURE_TWIN_ORPHANS = True
     #: ... and only when the new pile's first card builds on it in suit or the pile's place
     #: showed it before that card covered it (tuned round 1: a 6S gone from a column laid
     #: under a misplaced 10C that started a pile, a second flag for nothing seen)

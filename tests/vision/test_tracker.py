@@ -3043,6 +3043,55 @@ def test_a_card_last_read_unsure_is_not_laid_under_a_pile_it_may_not_start():
     assert [(f["seat"], f["card"]) for f in tr.flags()] == [(0, "8H"), (1, "9H")]
 
 
+def _unsure_twin_gone_as_it_lands(on: bool, unsure: bool) -> Tracker:
+    """Three seats. Seat 2 starts a spade pile and lays its 2S on it; seat 1 starts a club
+    pile, then lays its waste 2S on it (a breach: flagged); just before, seat 0's nertz
+    top, read 2S (sure, or unsure: 7S the reader's next read), shows 9C. Two piles then
+    show a 2S."""
+    tr = Tracker(HouseRules(), 3)
+    tr.SURE_TWIN_ORPHANS = on
+    rivers = {**RIVER, 2: ["KD", "QS", "9H", "7C"]}
+
+    def table(nertz0: str, extra: dict[str, list[str]]) -> dict[str, list[str]]:
+        places = {f"seat{k}:nertz": [n] for k, n in enumerate((nertz0, "5C", "6D"))}
+        places.update({f"seat{k}:stock": ["back"] for k in range(3)})
+        places.update({f"seat{k}:river{i}": [c] for k in range(3)
+                       for i, c in enumerate(rivers[k])})
+        return {**places, "seat1:waste": ["3C", "2S", "AC"], "seat2:waste": ["5H", "2S", "AS"],
+                **extra}
+
+    spades = {"seat2:waste": ["5H"], "lake:0": ["2S"]}
+    frames = [(table("2S", {}), 10),
+              (table("2S", {"seat2:waste": ["5H", "2S"], "lake:0": ["AS"]}), 10),
+              (table("2S", spades), 10),
+              (table("2S", {**spades, "seat1:waste": ["3C", "2S"], "lake:1": ["AC"]}), 10),
+              (table("9C", {**spades, "seat1:waste": ["3C", "2S"], "lake:1": ["AC"]}), 5),
+              (table("9C", {**spades, "seat1:waste": ["3C"], "lake:1": ["2S"]}), 30)]
+
+    def doubt(obs: Observation) -> None:
+        if unsure and obs.places["seat0:nertz"].codes == ["2S"]:
+            obs.places["seat0:nertz"].cards[0] = SeenCard("2S", BOX,
+                                                          alternatives=(("7S", 0.2),))
+
+    _feed_steps(tr, frames, doubt)
+    tr.finish()
+    return tr
+
+
+def test_a_twin_last_read_unsure_is_not_laid_under_a_card_that_breaks_the_pile():
+    # seat 0's "2S", read unsure, gone as seat 1's 2S lands on the club pile: no sign that
+    # a second 2S went there, so only seat 1's breach is flagged
+    tr = _unsure_twin_gone_as_it_lands(True, unsure=True)
+    assert [(f["seat"], f["card"], f["rule"]) for f in tr.flags()] == [
+        (1, "2S", "foundation_suit")]
+    # read sure, it left as the 2S landed: it lies under it, flagged too
+    tr = _unsure_twin_gone_as_it_lands(True, unsure=False)
+    assert sorted((f["seat"], f["card"]) for f in tr.flags()) == [(0, "2S"), (1, "2S")]
+    # without the check, the unsure read counts as much
+    tr = _unsure_twin_gone_as_it_lands(False, unsure=True)
+    assert sorted((f["seat"], f["card"]) for f in tr.flags()) == [(0, "2S"), (1, "2S")]
+
+
 def _built_past_a_gap(on: bool) -> Tracker:
     """Seat 0 plays AH and 2H; seat 1's nertz 4H lands on the pile (read sure, no 3H seen
     anywhere), then seat 0's nertz 5H on the 4H."""
