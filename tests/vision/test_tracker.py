@@ -3011,6 +3011,16 @@ def test_a_layout_view_from_before_a_card_left_shows_no_take_back():
     assert [f["rule"] for f in tr.flags()] == ["retract_legal_card"]
 
 
+def _nertz0_unsure(code: str, alternative: str) -> Callable[[Observation], None]:
+    """An ``adjust`` for :func:`_feed_steps`: seat 0's nertz top, where it reads ``code``,
+    read unsure (``alternative`` the reader's next read)."""
+    def adjust(obs: Observation) -> None:
+        if obs.places["seat0:nertz"].codes == [code]:
+            obs.places["seat0:nertz"].cards[0] = SeenCard(code, BOX,
+                                                          alternatives=((alternative, 0.2),))
+    return adjust
+
+
 def _unsure_card_gone_as_a_pile_starts(on: bool, unsure: bool) -> Tracker:
     """Seat 0's nertz top reads 8H (sure, or unsure: 6H the reader's next read), then 9C,
     as seat 1's 9H, seen leaving its waste, starts a pile (no Ace: flagged unless the 8H
@@ -3019,12 +3029,7 @@ def _unsure_card_gone_as_a_pile_starts(on: bool, unsure: bool) -> Tracker:
     tr.SURE_ORPHANS = on
     frames = [(_table({0: "8H", 1: "5D"}, {"seat1:waste": ["3C", "9H"]}), 10),
               (_table({0: "9C", 1: "5D"}, {"seat1:waste": ["3C"], "lake:0": ["9H"]}), 30)]
-    def doubt(obs: Observation) -> None:
-        if unsure and obs.places["seat0:nertz"].codes == ["8H"]:
-            obs.places["seat0:nertz"].cards[0] = SeenCard("8H", BOX,
-                                                          alternatives=(("6H", 0.2),))
-
-    _feed_steps(tr, frames, doubt)
+    _feed_steps(tr, frames, _nertz0_unsure("8H", "6H") if unsure else None)
     tr.finish()
     return tr
 
@@ -3068,12 +3073,7 @@ def _unsure_twin_gone_as_it_lands(on: bool, unsure: bool) -> Tracker:
               (table("9C", {**spades, "seat1:waste": ["3C", "2S"], "lake:1": ["AC"]}), 5),
               (table("9C", {**spades, "seat1:waste": ["3C"], "lake:1": ["2S"]}), 30)]
 
-    def doubt(obs: Observation) -> None:
-        if unsure and obs.places["seat0:nertz"].codes == ["2S"]:
-            obs.places["seat0:nertz"].cards[0] = SeenCard("2S", BOX,
-                                                          alternatives=(("7S", 0.2),))
-
-    _feed_steps(tr, frames, doubt)
+    _feed_steps(tr, frames, _nertz0_unsure("2S", "7S") if unsure else None)
     tr.finish()
     return tr
 
