@@ -1076,6 +1076,10 @@ class Tracker:
     #: 10C 8C on its new column while the old one showed its KH alone, was taken as the
     #: 10C 9D 8C, and the KH laid on the lake next had no source)
     RUN_BASE_UNDER_HAND = True
+    #: and while that column has no settled view in plain view (a hand still over it, or
+    #: its view in flux), the one card under the run that makes the move legal is taken
+    #: with it (a card skipped in a column is likelier a card unread than a breach)
+    RUN_BASE_BLIND = True
 
     def _run_under_unread(self, spot: tuple[str, int, int, bool], run: tuple[str, ...],
                           dest: str, exp: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -1086,12 +1090,15 @@ class Tracker:
         assert table is not None
         st = self.states.get(spot[0])
         col = tuple(c.code for c in table.pile(spot[0]))
-        if st is None or st.stable is None or st.covered and not self.RUN_BASE_UNDER_HAND \
-                or run[0] not in col:
+        blind = self.RUN_BASE_BLIND and (st is None or st.stable is None or st.covered)
+        if not blind and (st is None or st.stable is None or
+                          st.covered and not self.RUN_BASE_UNDER_HAND) or run[0] not in col:
             return None
         for b in range(col.index(run[0]) - 1, -1, -1):
             rest = col[:b]
-            shown = st.stable[-1:] == rest[-1:] if rest else st.stable == ()
+            shown = blind and b == col.index(run[0]) - 1 or st is not None and \
+                st.stable is not None and (st.stable[-1:] == rest[-1:] if rest
+                                           else st.stable == ())
             if shown and _in_order(run, col[b:]) and \
                     self._run_fits((spot[0], len(col) - b, spot[2], False), dest, exp, col[b]):
                 return col[b:]

@@ -4697,6 +4697,7 @@ def test_a_run_read_without_its_base_counts_the_old_column_shown_before_a_hand_h
     def feed(on: bool) -> Tracker:
         tr = Tracker(HouseRules(), 2)
         tr.RUN_BASE_UNDER_HAND = on
+        tr.RUN_BASE_BLIND = False  # (which takes the run's base whatever the hand hides)
         column = {"seat0:river1": ["KC"]}
         steps = [(_table({0: "QD", 1: "5D"}, column), None),
                  (_table({0: "JC", 1: "5D"}, {"seat0:river1": ["KC", "QD"]}), None),
@@ -4722,6 +4723,40 @@ def test_a_run_read_without_its_base_counts_the_old_column_shown_before_a_hand_h
     tr = feed(False)  # the JC 10H alone, the QD left behind, the JC flagged on the KS
     assert [c.code for c in tr.table.layouts[0].river[1]] == ["KC", "QD"]
     assert [f["rule"] for f in tr.flags()] == ["river_colour"]
+
+
+def test_a_run_read_without_its_base_takes_that_card_while_its_old_column_is_under_a_hand():
+    # seat 0's QD JC run moves onto its KS and a KH from its nertz pile fills the emptied
+    # column; the KS column, under the arm until the old column has settled on the KH, is
+    # read KS JC (the QD unread: the JC may not lie on the KS, the QD may), and the old
+    # column is under a hand when it has settled: the QD went with the run
+    def feed(on: bool) -> Tracker:
+        tr = Tracker(HouseRules(), 2)
+        tr.RUN_BASE_BLIND = on
+        steps = [(_table({0: "QD", 1: "5D"}), None, 20),
+                 (_table({0: "JC", 1: "5D"}, {"seat0:river1": ["QD"]}), None, 20),
+                 (_table({0: "KH", 1: "5D"}, {"seat0:river1": ["QD", "JC"]}), None, 20),
+                 (_table({0: "4D", 1: "5D"}, {"seat0:river1": ["KH"],
+                                              "seat0:river0": ["KS", "JC"]}),
+                  "seat0:river0", 20),
+                 (_table({0: "4D", 1: "5D"}, {"seat0:river1": ["KH"],
+                                              "seat0:river0": ["KS", "JC"]}),
+                  "seat0:river1", 20)]
+        n = 0
+        for places, hand, frames in steps:
+            for _ in range(frames):
+                views = {p: PlaceView(p, [SeenCard(c, _spot(p)) for c in codes],
+                                      0.8 if p == hand else 0.0)
+                         for p, codes in places.items()}
+                tr.update(Observation(n, n * 100.0, views))
+                n += 1
+        return tr
+
+    tr = feed(True)
+    assert [c.code for c in tr.table.layouts[0].river[0]] == ["KS", "QD", "JC"]
+    assert not any(f["rule"].startswith("river") for f in tr.flags())
+    tr = feed(False)  # the JC alone, flagged on the KS
+    assert [c.code for c in tr.table.layouts[0].river[0]] != ["KS", "QD", "JC"]
 
 
 def _nertz_top_over_at_the_end(new_top: str, on: bool = True) -> Tracker:
