@@ -3961,6 +3961,22 @@ class Tracker:
     #: before that fill in the history when it came at most this long before (see
     #: :meth:`_slide_before_fill`); None: off
     SLIDE_BEFORE_FILL_MS: float | None = 3000.0
+    #: also before a fill from the same nertz pile (its next card, the slid one read only
+    #: after it: the engine's hidden order of the pile is a guess, rebuilt with the slide
+    #: first when the pile's shown tops allow)
+    SLIDE_BEFORE_NERTZ_FILL = True
+
+    def _swap_nertz_pair(self, seat: int, upper: str, lower: str) -> bool:
+        """Exchange two neighbouring cards of ``seat``'s dealt nertz pile in the deal
+        hypothesis, ``upper`` lying right over ``lower``: whether they were so (see
+        :attr:`SLIDE_BEFORE_NERTZ_FILL`)."""
+        pile = self._deal_lists[seat]["nertz"]
+        if upper not in pile or lower not in pile or \
+                pile.index(upper) != pile.index(lower) + 1:
+            return False
+        i = pile.index(lower)
+        pile[i], pile[i + 1] = upper, lower
+        return True
 
     def _slide_before_fill(self, action: Move, t: float, frame: int,
                            evidence: dict[str, Any]) -> bool:
@@ -3983,15 +3999,18 @@ class Tracker:
                 return False
             a = rec.action
             if not (isinstance(a, Move) and a.dst.startswith(f"seat{seat}:river")
-                    and not a.under and a.src != action.src):
+                    and not a.under and (a.src != action.src or self.SLIDE_BEFORE_NERTZ_FILL
+                                         and self._kind(a.src) == "nertz")):
                 continue
+            swapped = a.src == action.src and self._swap_nertz_pair(seat, a.card, action.card)
             fresh = self._rebuilt(self.records[:r])
-            if fresh is None:
-                return False
-            column = fresh.layouts[seat].river[Place.parse(a.dst).index or 0]
-            if column:
-                continue  # (it did not fill an empty column)
-            if fresh.is_legal(action) is not True:
+            column = fresh.layouts[seat].river[Place.parse(a.dst).index or 0] \
+                if fresh is not None else None
+            if fresh is None or column or fresh.is_legal(action) is not True:
+                if swapped:
+                    self._swap_nertz_pair(seat, action.card, a.card)
+                if fresh is not None and column:
+                    continue  # (it did not fill an empty column)
                 return False
             when = max(fresh.now, rec.t_ms - 1)
             records = [*self.records[:r],
@@ -4003,6 +4022,8 @@ class Tracker:
             before = [*(x.flags for x in self.records[:r]), [],
                       *(x.flags for x in self.records[r:])]
             if not self._rewrite_history(records, before):
+                if swapped:
+                    self._swap_nertz_pair(seat, action.card, a.card)
                 return False
             owner = self._owner(action)
             self.known.add((owner, action.card))

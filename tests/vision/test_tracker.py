@@ -3150,6 +3150,37 @@ def test_a_slide_under_seen_after_the_empty_column_was_filled_went_first():
         ("slide_under_needs_empty_column", "10H")]
 
 
+def _slide_seen_after_a_fill_from_the_nertz_pile(on: bool) -> Tracker:
+    """Seat 0 empties a column (AH to the lake), slides its nertz 10H under the 9C under
+    its hand, then fills the empty column with the nertz pile's next card, the 5C; the
+    slid strip shows once the hand has gone."""
+    tr = Tracker(HouseRules.preset("nertz", slide_under=True), 2)
+    tr.SLIDE_BEFORE_NERTZ_FILL = on
+    lake = {"lake:0": ["AH"]}
+    hand = {"seat0:river2": 0.8}
+    _feed(tr, [_table({0: "10H", 1: "5D"}, {"seat0:river3": ["AH"]}),
+               _table({0: "10H", 1: "5D"}, {"seat0:river3": [], **lake}),
+               _table({0: "5C", 1: "5D"}, {"seat0:river3": [], **lake}),
+               _table({0: "2D", 1: "5D"}, {"seat0:river3": ["5C"], **lake}),
+               _table({0: "2D", 1: "5D"}, {"seat0:river3": ["5C"], **lake,
+                                           "seat0:river2": ["10H", "9C"]})],
+          repeat=6, covered=[None, None, hand, hand, None])
+    tr.finish()
+    return tr
+
+
+def test_a_slide_under_seen_after_the_nertz_pile_filled_the_empty_column_went_first():
+    # the 10H, the nertz pile's top, slid under before its next card, the 5C, filled the
+    # empty column (the 10H could not have left the pile after the 5C under it): no breach
+    tr = _slide_seen_after_a_fill_from_the_nertz_pile(True)
+    assert [(e["card"], e.get("under", False)) for e in tr.log() if e["type"] == "move"] == [
+        ("AH", False), ("10H", True), ("5C", False)]
+    assert not tr.flags()
+    tr = _slide_seen_after_a_fill_from_the_nertz_pile(False)
+    assert [(f["rule"], f["card"]) for f in tr.flags()] == [
+        ("slide_under_needs_empty_column", "10H")]
+
+
 def _nertz_top_misread_then_passed(on: bool) -> Tracker:
     """Seat 1's nertz top reads KC (a misread: the card is seen nowhere else), then 2S,
     which lands on seat 0's AS pile as the pile shows 4S."""
