@@ -3181,6 +3181,32 @@ def test_a_slide_under_seen_after_the_nertz_pile_filled_the_empty_column_went_fi
         ("slide_under_needs_empty_column", "10H")]
 
 
+def test_a_column_breach_far_off_the_card_under_it_is_recorded_but_not_reported():
+    # seat 0 lays its nertz 5D on its KS column (a rank 8 off: no slip of a hand, the
+    # column or the card misread) and then its nertz JD on its QD column (one colour, a
+    # slip): both moves are in the history, only the slip is flagged
+    def feed(gap: int | None) -> Tracker:
+        tr = Tracker(HouseRules(), 2)
+        tr.RIVER_FLAG_MAX_GAP = gap
+        _feed(tr, [_table({0: "5D", 1: "5D"}),
+                   _table({0: "JD", 1: "5D"}, {"seat0:river0": ["KS", "5D"]}),
+                   _table({0: "4C", 1: "5D"}, {"seat0:river0": ["KS", "5D"],
+                                               "seat0:river1": ["QD", "JD"]})],
+              repeat=6)
+        tr.finish()
+        return tr
+
+    tr = feed(2)
+    assert [m[1:] for m in _moves(tr.log())] == [("5D", "seat0:nertz", "seat0:river0"),
+                                                 ("JD", "seat0:nertz", "seat0:river1")]
+    assert [(f["rule"], f["card"]) for f in tr.flags()] == [("river_colour", "JD")]
+    assert [(e["rule"], e["card"]) for e in tr.log() if e["type"] == "flag"] == [
+        ("river_colour", "JD")]
+    tr = feed(None)
+    assert [(f["rule"], f["card"]) for f in tr.flags()] == [("river_rank", "5D"),
+                                                           ("river_colour", "JD")]
+
+
 def _nertz_top_misread_then_passed(on: bool) -> Tracker:
     """Seat 1's nertz top reads KC (a misread: the card is seen nowhere else), then 2S,
     which lands on seat 0's AS pile as the pile shows 4S."""
