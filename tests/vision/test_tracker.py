@@ -710,6 +710,7 @@ def _misread_on_column(fits: bool) -> tuple[Tracker, list[dict]]:
     read AH (the reader's next reads QH, AD) in every frame."""
     tr = Tracker(HouseRules(), 2)
     tr.HIDDEN_FITS_COLUMN = fits
+    tr.RIVER_FLAG_MAX_GAP = None  # (an AH on a KS is far off: every breach reported)
     nertz = {0: "10C", 1: "5D"}
     alts = {("seat0:river0", "AH"): (("QH", 0.2), ("AD", 0.1))}
     frames = [_table(nertz)] * 4 + \
@@ -2693,6 +2694,7 @@ def _glimpsed_take_back(on: bool) -> Tracker:
 
     tr = Tracker(HouseRules(), 2)
     tr.RETRACT_GLIMPSED = on
+    tr.RIVER_FLAG_MAX_GAP = None  # (a 6H on a 9C is far off: every breach reported)
     _play(tr, [(_table({0: "5C", 1: "5D"}), 3, None), (waste(["10S", "10D", "6H"]), 4, None),
                (waste(["10S", "10D"], {"seat0:river2": ["9C", "6H"]}), 5, None),
                (waste(["10S", "10D"]), 1, None), (waste(["10S", "10D", "6H"]), 1, None),
@@ -2932,6 +2934,7 @@ def _strip_under_a_column(on: bool) -> Tracker:
     base, where no 8D may slide (slide under allowed)."""
     tr = Tracker(HouseRules.preset("nertz", slide_under=True), 2)
     tr.LEGAL_SLIDE_UNDER = on
+    tr.RIVER_FLAG_MAX_GAP = None  # (an 8D under a QD is far off: every breach reported)
     _feed(tr, [_table({0: "10H", 1: "5D"}, {"seat0:waste": ["3S", "8D"]}),
                _table({0: "10H", 1: "5D"}, {"seat0:waste": ["3S"],
                                             "seat0:river1": ["8D", "QD"]})], repeat=10)
