@@ -3124,62 +3124,44 @@ def test_a_card_built_on_a_card_flagged_for_a_gap_fills_the_gap_first():
     assert tr.table.score().lake_cards == [2, 0]
 
 
-def _slide_seen_after_a_fill(on: bool) -> Tracker:
+def _slide_seen_after_a_fill(on: bool, from_nertz: bool = False) -> Tracker:
     """Seat 0 empties a column (AH to the lake), slides its nertz 10H under the 9C unseen
-    (the strip shows only later), then fills the empty column from its waste."""
+    (the strip shows only later), then fills the empty column from its waste (its 8S),
+    or, ``from_nertz``, with the nertz pile's next card (the 5C), the slide under its
+    hand until then."""
     tr = Tracker(HouseRules.preset("nertz", slide_under=True), 2)
-    tr.SLIDE_BEFORE_FILL_MS = 3000.0 if on else None
-    lake, waste = {"lake:0": ["AH"]}, {"seat0:waste": ["4D", "8S"]}
-    filled = {**lake, "seat0:river3": ["8S"], "seat0:waste": ["4D"]}
-    _feed(tr, [_table({0: "10H", 1: "5D"}, {"seat0:river3": ["AH"], **waste}),
-               _table({0: "10H", 1: "5D"}, {"seat0:river3": [], **lake, **waste}),
-               _table({0: "5C", 1: "5D"}, {"seat0:river3": [], **lake, **waste}),
-               _table({0: "5C", 1: "5D"}, filled),
-               _table({0: "5C", 1: "5D"}, {**filled, "seat0:river2": ["10H", "9C"]})],
-          repeat=6)
-    tr.finish()
-    return tr
-
-
-def test_a_slide_under_seen_after_the_empty_column_was_filled_went_first():
-    # the slide stands in for filling the empty column, so it went before the fill: no
-    # breach, though the camera showed the slid card only after the fill
-    tr = _slide_seen_after_a_fill(True)
-    assert [(e["card"], e.get("under", False)) for e in tr.log() if e["type"] == "move"] == [
-        ("AH", False), ("10H", True), ("8S", False)]
-    assert not tr.flags()
-    tr = _slide_seen_after_a_fill(False)
-    assert [(f["rule"], f["card"]) for f in tr.flags()] == [
-        ("slide_under_needs_empty_column", "10H")]
-
-
-def _slide_seen_after_a_fill_from_the_nertz_pile(on: bool) -> Tracker:
-    """Seat 0 empties a column (AH to the lake), slides its nertz 10H under the 9C under
-    its hand, then fills the empty column with the nertz pile's next card, the 5C; the
-    slid strip shows once the hand has gone."""
-    tr = Tracker(HouseRules.preset("nertz", slide_under=True), 2)
-    tr.SLIDE_BEFORE_NERTZ_FILL = on
+    if from_nertz:
+        tr.SLIDE_BEFORE_NERTZ_FILL = on
+    else:
+        tr.SLIDE_BEFORE_FILL_MS = 3000.0 if on else None
     lake = {"lake:0": ["AH"]}
-    hand = {"seat0:river2": 0.8}
-    _feed(tr, [_table({0: "10H", 1: "5D"}, {"seat0:river3": ["AH"]}),
-               _table({0: "10H", 1: "5D"}, {"seat0:river3": [], **lake}),
-               _table({0: "5C", 1: "5D"}, {"seat0:river3": [], **lake}),
-               _table({0: "2D", 1: "5D"}, {"seat0:river3": ["5C"], **lake}),
-               _table({0: "2D", 1: "5D"}, {"seat0:river3": ["5C"], **lake,
-                                           "seat0:river2": ["10H", "9C"]})],
+    if from_nertz:
+        waste: dict[str, list[str]] = {}
+        filled = {**lake, "seat0:river3": ["5C"]}
+        tops, hand = ("10H", "10H", "5C", "2D", "2D"), {"seat0:river2": 0.8}
+    else:
+        waste = {"seat0:waste": ["4D", "8S"]}
+        filled = {**lake, "seat0:river3": ["8S"], "seat0:waste": ["4D"]}
+        tops, hand = ("10H", "10H", "5C", "5C", "5C"), None
+    steps = [{"seat0:river3": ["AH"], **waste}, {"seat0:river3": [], **lake, **waste},
+             {"seat0:river3": [], **lake, **waste}, filled,
+             {**filled, "seat0:river2": ["10H", "9C"]}]
+    _feed(tr, [_table({0: top, 1: "5D"}, extra) for top, extra in zip(tops, steps, strict=True)],
           repeat=6, covered=[None, None, hand, hand, None])
     tr.finish()
     return tr
 
 
-def test_a_slide_under_seen_after_the_nertz_pile_filled_the_empty_column_went_first():
-    # the 10H, the nertz pile's top, slid under before its next card, the 5C, filled the
-    # empty column (the 10H could not have left the pile after the 5C under it): no breach
-    tr = _slide_seen_after_a_fill_from_the_nertz_pile(True)
+@pytest.mark.parametrize("from_nertz", [False, True])
+def test_a_slide_under_seen_after_the_empty_column_was_filled_went_first(from_nertz: bool):
+    # the slide stands in for filling the empty column, so it went before the fill: no
+    # breach, though the camera showed the slid card only after the fill (also when the
+    # nertz pile's next card, under the 10H, filled it: the 10H left the pile first)
+    tr = _slide_seen_after_a_fill(True, from_nertz)
     assert [(e["card"], e.get("under", False)) for e in tr.log() if e["type"] == "move"] == [
-        ("AH", False), ("10H", True), ("5C", False)]
+        ("AH", False), ("10H", True), ("5C" if from_nertz else "8S", False)]
     assert not tr.flags()
-    tr = _slide_seen_after_a_fill_from_the_nertz_pile(False)
+    tr = _slide_seen_after_a_fill(False, from_nertz)
     assert [(f["rule"], f["card"]) for f in tr.flags()] == [
         ("slide_under_needs_empty_column", "10H")]
 
@@ -4751,6 +4733,19 @@ def test_a_run_read_without_its_base_from_a_column_now_ending_under_it_is_that_r
     assert [c.code for c in tr.table.layouts[0].river[0]] != ["KS", "QD", "JC", "10H"]
 
 
+def _feed_hands(tr: Tracker, steps: list[tuple[dict[str, list[str]], str | None, int]]
+                ) -> None:
+    """Feed ``(places, the place a hand covers or None, frames)`` steps, 100 ms a frame."""
+    n = 0
+    for places, hand, frames in steps:
+        for _ in range(frames):
+            views = {p: PlaceView(p, [SeenCard(c, _spot(p)) for c in codes],
+                                  0.8 if p == hand else 0.0)
+                     for p, codes in places.items()}
+            tr.update(Observation(n, n * 100.0, views))
+            n += 1
+
+
 def test_a_run_read_without_its_base_counts_the_old_column_shown_before_a_hand_hovered():
     # as above, but the hand that took the run hovers over the KC column as the run settles
     # on the KS (the KC column settled, alone, in plain view just before): the same run
@@ -4767,14 +4762,7 @@ def test_a_run_read_without_its_base_counts_the_old_column_shown_before_a_hand_h
                  (_table({0: "4D", 1: "5D"}, column), None),
                  (_table({0: "4D", 1: "5D"}, {**column, "seat0:river0": ["KS", "JC", "10H"]}),
                   "seat0:river1")]
-        n = 0
-        for places, hand in steps:
-            for _ in range(20):
-                views = {p: PlaceView(p, [SeenCard(c, _spot(p)) for c in codes],
-                                      0.8 if p == hand else 0.0)
-                         for p, codes in places.items()}
-                tr.update(Observation(n, n * 100.0, views))
-                n += 1
+        _feed_hands(tr, [(places, hand, 20) for places, hand in steps])
         return tr
 
     tr = feed(True)
@@ -4802,14 +4790,7 @@ def test_a_run_read_without_its_base_takes_that_card_while_its_old_column_is_und
                  (_table({0: "4D", 1: "5D"}, {"seat0:river1": ["KH"],
                                               "seat0:river0": ["KS", "JC"]}),
                   "seat0:river1", 20)]
-        n = 0
-        for places, hand, frames in steps:
-            for _ in range(frames):
-                views = {p: PlaceView(p, [SeenCard(c, _spot(p)) for c in codes],
-                                      0.8 if p == hand else 0.0)
-                         for p, codes in places.items()}
-                tr.update(Observation(n, n * 100.0, views))
-                n += 1
+        _feed_hands(tr, steps)
         return tr
 
     tr = feed(True)
