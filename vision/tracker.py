@@ -367,8 +367,9 @@ class Tracker:
     #: a column's breach is reported only when the card laid is at most this many ranks
     #: from the card it was laid on (or slid under): a 9 on a 6, a 5 on a King, is no slip
     #: of a hurried hand but a column the engine has out of step or a card misread (on the
-    #: 34 real-path rounds, all 11 such flags were false and none of the simulator's 51
-    #: column breaches was further off than 2). The move stays in the history; None: all
+    #: 34 real-path rounds all 11 such flags were false, and none of their logs' 51 column
+    #: breaches is further off than 2; the 24 oracle rounds' logs hold one, a KH on a 3H,
+    #: no longer reported). The move stays in the history; None: every breach reported
     RIVER_FLAG_MAX_GAP: int | None = 2
 
     def _reported(self, flag: Flag) -> bool:
