@@ -3317,6 +3317,13 @@ class Tracker:
     #: among its reads: an Ace's index shows one small pip, often read in any suit (new
     #: rounds, seed 3, round 1: seat 0's AD read AC, AD 0.29, the 2D on it flagged)
     ACE_PILE_ANY_SUIT = True
+    #: ... also a pile whose Ace, read sure in the twin suit, has cards of the landing
+    #: card's suit flagged on it, building in order up to it: the second card of that suit
+    #: to build on the Ace confirms the pile's suit, and the Ace is renamed without the
+    #: reader's alternative, exchanged with the seat's twin Ace when that one lies alone
+    #: on another pile (`--seed 4` round 8: seat 3's AC read AS and its AS read AC on two
+    #: piles; the 2C, 3C and 4C laid on the "AS" each flagged `foundation_suit`)
+    TWIN_PILE_CONFIRMED = True
 
     def _recode_twin_pile(self, move: Move) -> bool:
         """A card seen leaving its place lands one rank above lake pile ``move.dst`` whose
@@ -3339,8 +3346,14 @@ class Tracker:
                 pls[0].counts and not pls[0].card.is_joker and \
                 pls[0].card.suit not in (card.suit, read_suit):
             read_suit = pls[0].card.suit  # (a lone Ace read in a suit of the other colour)
+        # (a pile confirmed: the cards flagged on its Ace build on it in order, in the
+        # landing card's suit; see TWIN_PILE_CONFIRMED)
+        confirmed = self.TWIN_PILE_CONFIRMED and len(pls) > 1 and pls[0].counts and \
+            all(not pl.counts and pl.card.suit == card.suit and pl.card.rank == k + 1
+                for k, pl in enumerate(pls) if k)
         if read_suit is None or not pls or pls[0].card.rank != 1 or \
                 pls[-1].card.rank + 1 != card.rank or \
+                pls[0].card.suit != read_suit or not confirmed and \
                 any(not pl.counts or pl.card.suit != read_suit for pl in pls):
             return False
         idx = [i for i, r in enumerate(self.records)
@@ -3357,6 +3370,8 @@ class Tracker:
             assert isinstance(action, Move)
             old = action.card
             new = Card(Card.parse(old).rank, card.suit).code  # (the card's suit for the pile's)
+            if new == old:
+                continue  # (a card of the pile's true suit, flagged on its misread Ace)
             owner = self._owner(action)
             read_so = new in [a for a, _p in records[i].evidence.get("reads", ())]
             alternatives += read_so
@@ -3380,6 +3395,17 @@ class Tracker:
             column = None
             if (owner, new) in self.named and left is None:
                 column = self._twin_gone_from_column(owner, new)
+                if column is None and confirmed and Card.parse(old).rank == 1:
+                    k = self._twin_ace_swap(owner, new, old, move.dst, records)
+                    if k is not None:  # (the seat's two Aces of the colour, read swapped)
+                        records[k] = replace(records[k], action=replace(
+                            records[k].action, card=old), evidence={  # type: ignore[type-var]
+                                **records[k].evidence, "recoded_from": new})
+                        records[i] = replace(records[i], action=replace(action, card=new),
+                                             evidence={**records[i].evidence,
+                                                       "recoded_from": old})
+                        swaps.append((owner, old, new))  # (their dealt places too)
+                        continue
                 if column is None:
                     return False
             if column is not None:  # (the seat's named twin, gone from its column top)
@@ -3391,7 +3417,7 @@ class Tracker:
                 renamed = replace(action, card=new, src=left, lost=True)
             records[i] = replace(records[i], action=renamed,
                                  evidence={**records[i].evidence, "recoded_from": old})
-        if not alternatives:
+        if not alternatives and not confirmed:
             return False
         before = [r.flags for r in self.records]
         saved = self._saved_deal()
@@ -3403,6 +3429,25 @@ class Tracker:
             return True
         self._deal_lists = saved
         return False
+
+    def _twin_ace_swap(self, seat: int, ace: str, twin: str, pile: str,
+                       records: list[_Record]) -> int | None:
+        """The record of ``seat``'s ``ace`` starting another lake pile than ``pile``,
+        alone on it (its twin, ``twin``, read as it there: the two Aces read swapped), or
+        None. See :attr:`TWIN_PILE_CONFIRMED`."""
+        table = self.table
+        assert table is not None
+        hits = [k for k, r in enumerate(records)
+                if isinstance(r.action, Move) and r.action.card == ace
+                and self._owner(r.action) == seat and r.action.dst.startswith("lake:")
+                and r.action.dst != pile]
+        if len(hits) != 1:
+            return None
+        j = int(records[hits[0]].action.dst.split(":")[1])  # type: ignore[union-attr]
+        pls = table.lake[j].placements if j < len(table.lake) else []
+        if len(pls) != 1 or pls[0].card.code != ace or pls[0].seat != seat:
+            return None
+        return hits[0]
 
     def _leave_nertz_earlier(self, seat: int, code: str, between: list[_Record]) -> None:
         """In the deal hypothesis, lay ``seat``'s nertz card ``code`` above the cards that

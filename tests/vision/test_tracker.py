@@ -4376,6 +4376,37 @@ def test_a_lone_ace_read_in_another_colour_is_renamed_by_the_two_laid_on_it():
         assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_suit", "2D")]
 
 
+def _two_aces_read_swapped(on: bool) -> Tracker:
+    """Seat 0's waste AS, read sure as AC, starts a pile; its nertz AC, read sure as AS,
+    starts another; its waste 2C, then its 3C, land on the second pile."""
+    tr = Tracker(HouseRules(), 2)
+    tr.TWIN_PILE_CONFIRMED = on
+    piles = {"lake:0": ["AC"], "lake:1": ["AS"]}
+    frames = [_table({0: "AS", 1: "5D"}, {"seat0:waste": ["9S", "AC"]})] * 10 + \
+        [_table({0: "AS", 1: "5D"}, {"seat0:waste": ["9S"], "lake:0": ["AC"]})] * 20 + \
+        [_table({0: "JH", 1: "5D"}, {"seat0:waste": ["9S"], **piles})] * 20 + \
+        [_table({0: "JH", 1: "5D"}, {"seat0:waste": ["9S", "2C"], **piles})] * 10 + \
+        [_table({0: "JH", 1: "5D"}, {"seat0:waste": ["9S"], **piles, "lake:1": ["2C"]})] * 20 + \
+        [_table({0: "JH", 1: "5D"}, {"seat0:waste": ["9S", "3C"], **piles,
+                                     "lake:1": ["2C"]})] * 10 + \
+        [_table({0: "JH", 1: "5D"}, {"seat0:waste": ["9S"], **piles, "lake:1": ["3C"]})] * 30
+    return _finished_with_alts(tr, frames, {})
+
+
+def test_two_aces_of_a_colour_read_swapped_are_exchanged_when_a_pile_builds_on_one():
+    # the 2C laid on the "AS" pile is flagged; the 3C that builds on it confirms the pile
+    # is the clubs': the seat's two black Aces were read swapped, and both piles count
+    tr = _two_aces_read_swapped(True)
+    assert [m[1:] for m in _moves(tr.log())] == [
+        ("AS", "seat0:waste", "lake:0"), ("AC", "seat0:nertz", "lake:1"),
+        ("2C", "seat0:waste", "lake:1"), ("3C", "seat0:waste", "lake:1")]
+    assert not tr.flags() and tr.table.score().lake_cards == [4, 0]
+    tr = _two_aces_read_swapped(False)  # without it, the 2C and 3C flagged, uncounted
+    assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_suit", "2C"),
+                                                           ("foundation_suit", "3C")]
+    assert tr.table.score().lake_cards == [2, 0]
+
+
 def _twin_pile_over_a_dealt_card(on: bool) -> Tracker:
     """Seat 0's nertz AS (read AC, the spade its next read) starts a pile; its last column's
     dealt 2S (read 2C, the same) goes on it; then its waste 3S, read sure, lands there."""
