@@ -1118,9 +1118,10 @@ class Tracker:
         if not blind and (st is None or st.stable is None or
                           st.covered and not self.RUN_BASE_UNDER_HAND) or run[0] not in col:
             return None
-        for b in range(col.index(run[0]) - 1, -1, -1):
+        under = col.index(run[0]) - 1  # (the card right under the run read)
+        for b in range(under, -1, -1):
             rest = col[:b]
-            shown = blind and b == col.index(run[0]) - 1 or st is not None and \
+            shown = blind and b == under or st is not None and \
                 st.stable is not None and (st.stable[-1:] == rest[-1:] if rest
                                            else st.stable == ())
             if shown and _in_order(run, col[b:]) and \
@@ -3396,7 +3397,7 @@ class Tracker:
             if (owner, new) in self.named and left is None:
                 column = self._twin_gone_from_column(owner, new)
                 if column is None and confirmed and Card.parse(old).rank == 1:
-                    k = self._twin_ace_swap(owner, new, old, move.dst, records)
+                    k = self._twin_ace_swap(owner, new, move.dst, records)
                     if k is not None:  # (the seat's two Aces of the colour, read swapped)
                         records[k] = replace(records[k], action=replace(
                             records[k].action, card=old), evidence={  # type: ignore[type-var]
@@ -3430,11 +3431,11 @@ class Tracker:
         self._deal_lists = saved
         return False
 
-    def _twin_ace_swap(self, seat: int, ace: str, twin: str, pile: str,
-                       records: list[_Record]) -> int | None:
+    def _twin_ace_swap(self, seat: int, ace: str, pile: str, records: list[_Record]
+                       ) -> int | None:
         """The record of ``seat``'s ``ace`` starting another lake pile than ``pile``,
-        alone on it (its twin, ``twin``, read as it there: the two Aces read swapped), or
-        None. See :attr:`TWIN_PILE_CONFIRMED`."""
+        alone on it (its twin read as it there: the two Aces read swapped), or None. See
+        :attr:`TWIN_PILE_CONFIRMED`."""
         table = self.table
         assert table is not None
         hits = [k for k, r in enumerate(records)
