@@ -1104,6 +1104,7 @@ class Tracker:
     #: its view in flux), the one card under the run that makes the move legal is taken
     #: with it (a card skipped in a column is likelier a card unread than a breach)
     RUN_BASE_BLIND = True
+    RUN_BASE_BURIED = True
 
     def _run_under_unread(self, spot: tuple[str, int, int, bool], run: tuple[str, ...],
                           dest: str, exp: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -1124,6 +1125,9 @@ class Tracker:
             shown = blind and b == under or st is not None and \
                 st.stable is not None and (st.stable[-1:] == rest[-1:] if rest
                                            else st.stable == ())
+            if not shown and self.RUN_BASE_BURIED and b == under and st is not None and \
+                    st.stable and not set(st.stable) & set(col[b:]) and st.stable[-1] not in col:
+                shown = True
             if shown and _in_order(run, col[b:]) and \
                     self._run_fits((spot[0], len(col) - b, spot[2], False), dest, exp, col[b]):
                 return col[b:]
@@ -2167,6 +2171,9 @@ class Tracker:
                 # (every seat's card still shows at its place: none of them landed)
                 if twin_ok and self._twin_arrival(dest, code, landed, st):
                     return True
+                if kind == "lake" and len(run) == 1 and not misread and \
+                        self._hidden_landing(dest, code, landed, st, waited, final):
+                    return True
                 continue
             if glimpsed is not None:
                 if not self._draw_glimpsed(best[2], code):
@@ -2285,6 +2292,62 @@ class Tracker:
                     # its source, under hands since, still shows it: unknown until seen
                     # again (not a card taken back there)
                     source.stable = None
+                return True
+        return False
+
+    #: a card read sure on a lake pile, where it is the pile's next card, while every copy
+    #: the engine has in plain view still shows at its place and no waste showed it, came
+    #: from a seat's hidden cards (drawn and played at once, or its waste misread): the
+    #: seat whose arm reached the pile first, else any that holds it hidden, once it stayed
+    #: this long (real path, tuned round 13: seat 2's 6H, read 6D on its waste, laid on
+    #: the heart pile and never credited; every later heart on that pile was flagged);
+    #: None: off
+    HIDDEN_LANDING_MS: float | None = 3000.0
+
+    def _hidden_landing(self, dest: str, code: str, landed: float, st: _PlaceState,
+                        waited: float, final: bool) -> bool:
+        """See :attr:`HIDDEN_LANDING_MS`: commit ``code``'s move onto pile ``dest`` from a
+        seat's hidden cards; whether it was."""
+        table = self.table
+        assert table is not None
+        if self.HIDDEN_LANDING_MS is None or not (final or waited >= self.HIDDEN_LANDING_MS) \
+                or code not in ALL_CODES or st.covered:
+            return False
+        j = self.lake_map.get(dest)
+        card = Card.parse(code)
+        pile = table.lake[j] if j is not None and j < len(table.lake) else None
+        if pile is None or pile.top is None or pile.suit != card.suit or \
+                pile.next_rank != card.rank:
+            return False
+        if 1.0 - sum(p for _a, p in self.reads.get((dest, code), ())) < self.SURE:
+            return False
+        for spot in self._free_spots(code, dest):
+            at = self.states.get(self._obs_place_of(spot[0]))
+            view = at.stable if at is not None else None
+            if not view or (code not in view if self._kind(spot[0]) == "river"
+                            else view[-1] != code):
+                return False  # (a place that does not show it now may have lost it)
+        for seat in self._arm_order(dest):
+            where = table.where(code, seat)
+            if where is None or where.kind not in ("stock", "waste") or \
+                    (seat, code) in self.named or self._seat_shows(seat, code):
+                continue
+            move = Move(seat, code, f"seat{seat}:waste", f"lake:{j}")
+            if not self._bring_to_waste_top(seat, code) or \
+                    self.table.is_legal(move) is not True:
+                return False
+            return self._commit(move, int(landed), st.stable_frame, inferred=True, evidence={
+                "why": f"{code} settled on {dest}, every seat's {code} in view still at its "
+                       f"place: one of seat{seat}'s hidden cards", "from": move.src})
+        return False
+
+    def _seat_shows(self, seat: int, code: str) -> bool:
+        """Whether one of ``seat``'s places shows ``code`` settled now (a waste or nertz
+        top, or a card of a column)."""
+        for name, st in self.states.items():
+            if not name.startswith(f"seat{seat}:") or not st.stable:
+                continue
+            if code in st.stable if self._kind(name) == "river" else st.stable[-1] == code:
                 return True
         return False
 

@@ -4476,6 +4476,8 @@ def _twin_arrives_on_a_pile(on: bool) -> Tracker:
     along (no seat lost a 2S)."""
     tr = Tracker(HouseRules(), 2)
     tr.TWIN_ARRIVAL = on
+    if not on:  # (nor taken for a hidden card of seat 1, whose 2S never showed)
+        tr.HIDDEN_LANDING_MS = None
     alts = {("lake:0", "AS"): (("AC", 0.3),), ("seat0:nertz", "AS"): (("AC", 0.3),)}
     waste = {"seat0:waste": ["2S"]}
     frames = [_table({0: "AS", 1: "5D"}, waste)] * 4 + \
@@ -4812,6 +4814,7 @@ def test_a_run_read_without_its_base_takes_that_card_while_its_old_column_is_und
     def feed(on: bool) -> Tracker:
         tr = Tracker(HouseRules(), 2)
         tr.RUN_BASE_BLIND = on
+        tr.RUN_BASE_BURIED = False  # (which counts the KH settled in plain view before)
         steps = [(_table({0: "QD", 1: "5D"}), None, 20),
                  (_table({0: "JC", 1: "5D"}, {"seat0:river1": ["QD"]}), None, 20),
                  (_table({0: "KH", 1: "5D"}, {"seat0:river1": ["QD", "JC"]}), None, 20),
@@ -4829,6 +4832,55 @@ def test_a_run_read_without_its_base_takes_that_card_while_its_old_column_is_und
     assert not any(f["rule"].startswith("river") for f in tr.flags())
     tr = feed(False)  # the JC alone, flagged on the KS
     assert [c.code for c in tr.table.layouts[0].river[0]] != ["KS", "QD", "JC"]
+
+
+
+def test_a_run_read_without_its_base_takes_that_card_when_its_old_column_shows_new_cards():
+    # as above, but the KH fills the emptied column in plain view before the KS column
+    # settles (the hand over it): the old column shows only a new card, not the card under
+    # the run; the QD is still the one card that lets the JC lie on the KS
+    def feed(on: bool) -> Tracker:
+        tr = Tracker(HouseRules(), 2)
+        tr.RUN_BASE_BURIED = on
+        steps = [(_table({0: "QD", 1: "5D"}), None, 20),
+                 (_table({0: "JC", 1: "5D"}, {"seat0:river1": ["QD"]}), None, 20),
+                 (_table({0: "KH", 1: "5D"}, {"seat0:river1": ["QD", "JC"]}), None, 20),
+                 (_table({0: "4D", 1: "5D"}, {"seat0:river1": ["KH"],
+                                              "seat0:river0": ["KS", "JC"]}),
+                  "seat0:river0", 20),
+                 (_table({0: "4D", 1: "5D"}, {"seat0:river1": ["KH"],
+                                              "seat0:river0": ["KS", "JC"]}), None, 20)]
+        _feed_hands(tr, steps)
+        return tr
+
+    tr = feed(True)
+    assert [c.code for c in tr.table.layouts[0].river[0]] == ["KS", "QD", "JC"]
+    assert not any(f["rule"].startswith("river") for f in tr.flags())
+    tr = feed(False)
+    assert [c.code for c in tr.table.layouts[0].river[0]] != ["KS", "QD", "JC"]
+
+
+def _hidden_landing(wait_ms: float | None, nertz_1: str = "2H") -> Tracker:
+    """Seat 0 starts a heart pile with its nertz AH; a 2H then settles on it while seat
+    1's nertz top, ``nertz_1``, shows on throughout and no other 2H is in view."""
+    tr = Tracker(HouseRules(), 2)
+    tr.HIDDEN_LANDING_MS = wait_ms
+    _feed_steps(tr, [(_table({0: "AH", 1: nertz_1}), 20),
+                     (_table({0: "8C", 1: nertz_1}, {"lake:0": ["AH"]}), 20),
+                     (_table({0: "8C", 1: nertz_1}, {"lake:0": ["2H"]}), 60)])
+    return tr
+
+
+def test_a_card_landing_on_a_pile_while_every_copy_in_view_stays_put_is_a_hidden_card():
+    # seat 1's 2H never left its nertz pile: the 2H on the pile was drawn and played
+    # unseen, from a seat's stock (seat 0's: no arm tells, the seats taken in order)
+    tr = _hidden_landing(3000.0)
+    assert _pile(tr) == [(0, "AH", True), (0, "2H", True)]
+    assert tr.table.layouts[1].nertz[-1].code == "2H" and tr.nertz_counts() == [12, 13]
+    moves = [e for e in tr.log() if e["type"] == "move" and e["card"] == "2H"]
+    assert [(m["seat"], m["from"], m.get("inferred")) for m in moves] == \
+        [(0, "seat0:waste", True)]
+    assert _pile(_hidden_landing(None)) == [(0, "AH", True)]  # (left uncredited)
 
 
 def _nertz_top_over_at_the_end(new_top: str, on: bool = True) -> Tracker:
