@@ -1947,6 +1947,49 @@ class Tracker:
     #: 12 s, waited until the 9C was read). False: off
     LONE_NEW_TOP = True
 
+    #: a column whose new top, read sure, is the top of a run of another column of the
+    #: seat that now shows the card under that run (or nothing), and whose other new cards
+    #: are mostly that run's (some strips misread or unread), took that whole run when its
+    #: base may lie on the column's old top and the cards read new have no source
+    #: (`--seed 4` round 8: seat 2's 9S 8H 7S 6H laid on its QD JS 10D, read 10D JS 10D 8S
+    #: 8H 6H, taken for a "JS 10D 8S 8H 6H" run from nowhere; the four cards were let go
+    #: as unseen and the 6H later played from that column was credited to another seat)
+    SURE_TOP_RUN = True
+
+    def _run_to_sure_top(self, dest: str, exp: tuple[str, ...], seen: tuple[str, ...]
+                         ) -> tuple[str, ...] | None:
+        """See :attr:`SURE_TOP_RUN`: the run that moved onto column ``dest``, or None."""
+        table = self.table
+        if not self.SURE_TOP_RUN or table is None or not seen or seen[-1] in exp or \
+                seen[-1] not in ALL_CODES:
+            return None
+        top = seen[-1]
+        if 1.0 - sum(p for _a, p in self.reads.get((dest, top), ())) < self.SURE:
+            return None
+        seat = Place.parse(dest).seat
+        assert seat is not None
+        found: list[tuple[str, ...]] = []
+        for i, col in enumerate(table.layouts[seat].river):
+            name = f"seat{seat}:river{i}"
+            codes = tuple(c.code for c in col)
+            if name == dest or not codes or codes[-1] != top:
+                continue
+            st = self.states.get(name)
+            if st is None or st.stable is None or st.covered:
+                continue
+            b = len(codes) - 1
+            while b > 0 and _builds_down(codes[b], codes[b - 1]):
+                b -= 1  # (the longest run ending in the top)
+            for start in range(b, len(codes)):
+                tail, rest = codes[start:], codes[:start]
+                if st.stable != rest[-1:] if rest else st.stable != ():
+                    continue  # (the source must now show the card under the run)
+                if sum(c in exp or c in tail for c in seen[:-1]) * 2 < len(seen) - 1:
+                    continue
+                if self._run_fits((name, len(tail), seat, False), dest, exp, tail[0]):
+                    found.append(tail)
+        return found[0] if len(found) == 1 else None
+
     def _arrivals(self, final: bool) -> bool:
         table = self.table
         assert table is not None
@@ -1997,6 +2040,8 @@ class Tracker:
                         # the column read as one new card, right after it settled with the
                         # engine's top: laid on it, the fan's lower strips not read
                         run, misread_under = seen, True
+                    elif (moved := self._run_to_sure_top(dest, exp, seen)) is not None:
+                        run, misread_under = moved, True
                     else:
                         continue
             else:
@@ -2027,6 +2072,11 @@ class Tracker:
             spots = self._free_spots(code, dest)
             if kind == "river":
                 spots = [s for s in spots if s[2] == Place.parse(dest).seat]
+            if kind == "river" and not spots and not under and \
+                    (moved := self._run_to_sure_top(dest, exp, seen)) is not None:
+                run, code, misread_under = moved, moved[0], True  # (the run read wrong)
+                spots = [s for s in self._free_spots(code, dest)
+                         if s[2] == Place.parse(dest).seat]
             if kind == "river" and len(run) > 1 and not under and \
                     not any(s[1] == len(run) for s in spots):
                 # a long run whose middle indices the fan hides: the same first and last

@@ -4860,6 +4860,39 @@ def test_a_run_read_without_its_base_takes_that_card_when_its_old_column_shows_n
     assert [c.code for c in tr.table.layouts[0].river[0]] != ["KS", "QD", "JC"]
 
 
+
+@pytest.mark.parametrize("seen", [("10D", "JS", "10D", "8S", "8H", "6H"),
+                                  ("JS", "10D", "8S", "6H")],
+                         ids=["base_strip_read_as_the_old_top", "lower_strips_unread"])
+def test_a_column_whose_sure_new_top_left_the_top_of_another_column_took_that_run(seen):
+    # seat 0's 9S 8H 7S 6H moves from its second column onto its QD JS 10D, read with the
+    # 9S as an 8S and the 7S unread (and the QD as a 10D, or not at all): the 6H on top,
+    # read sure, left the top of the column now seen empty, and the 9S fits on the 10D
+    def feed(on: bool) -> Tracker:
+        tr = Tracker(HouseRules(), 2)
+        tr.SURE_TOP_RUN = on
+        tr.EMPTIED_COLUMN_MS = None  # (the empty column alone moves nothing: as when it is
+        # refilled before it settles empty)
+        cols: dict[str, list[str]] = {"seat0:river0": ["QD"], "seat0:river1": ["9S"]}
+        steps = []
+        for i, top in enumerate(["JS", "10D", "8H", "7S", "6H", "4D"]):
+            steps.append((_table({0: top, 1: "5D"}, {k: list(v) for k, v in cols.items()}),
+                          None, 20))
+            cols["seat0:river0" if i < 2 else "seat0:river1"].append(top)
+        steps.append((_table({0: "4D", 1: "5D"}, {"seat0:river1": [],
+                                                  "seat0:river0": list(seen)}), None, 40))
+        _feed_hands(tr, steps)
+        return tr
+
+    tr = feed(True)
+    river = tr.table.layouts[0].river
+    assert [c.code for c in river[0]] == ["QD", "JS", "10D", "9S", "8H", "7S", "6H"]
+    assert not river[1] and not any(f["rule"].startswith("river") for f in tr.flags())
+    assert [(e["card"], e["n"]) for e in tr.log() if e["type"] == "move"
+            and e["from"] == "seat0:river1"] == [("9S", 4)]
+    tr = feed(False)
+    assert [c.code for c in tr.table.layouts[0].river[0]] == ["QD", "JS", "10D"]
+
 def _hidden_landing(wait_ms: float | None, nertz_1: str = "2H") -> Tracker:
     """Seat 0 starts a heart pile with its nertz AH; a 2H then settles on it while seat
     1's nertz top, ``nertz_1``, shows on throughout and no other 2H is in view."""
@@ -5260,6 +5293,7 @@ def _run_moved_base_misread(on: bool) -> Tracker:
     its 9D, where the 8S reads 9S (8S the reader's next read)."""
     tr = Tracker(HouseRules(), 2)
     tr.MOVED_RUN_ALTERNATIVE = on
+    tr.SURE_TOP_RUN = on  # (which takes the run by its top card alone)
     cols = {"seat0:river0": ["9D"], "seat0:river1": ["9H"]}
     alts = {("seat0:river0", "9S"): (("8S", 0.3),)}
     steps = [(_table({0: "8S", 1: "5D"}, cols), 10, {}),
