@@ -3085,16 +3085,36 @@ class Tracker:
         replayed = self._replayed(records)
         return None if replayed is None else replayed[0]
 
-    def _replayed(self, records: list[_Record]) -> tuple[Table, list[list[Flag]]] | None:
+    #: a history rewritten (a hidden card put in) that no longer replays because a later
+    #: waste play finds another hidden card on the waste's top (the seat's stock cycle
+    #: shifted by one) replays with the two hidden cards exchanged in the deal hypothesis
+    #: (neither named before that play: the same history, the waste's order as the camera
+    #: saw it), as the live tracker does when a waste shows a card it did not expect
+    #: (`--seed 4` round 7: seat 0's AD, drawn and laid at once under seat 2's 2D, could
+    #: not be put in, as seat 0's later 2D from its waste then found another card on top;
+    #: the diamond pile's 2D to 5D were each flagged "cannot start a pile")
+    REPAIR_WASTE_ORDER = True
+
+    def _replayed(self, records: list[_Record],
+                  repair: list[dict[str, list[Any]]] | None = None
+                  ) -> tuple[Table, list[list[Flag]]] | None:
         """:meth:`_rebuilt`, and the flags each record raises (none for the stock's
-        actions: the camera cannot count a stock, so their rule checks are not evidence)."""
+        actions: the camera cannot count a stock, so their rule checks are not evidence).
+        ``repair``: a copy of the deal hypothesis to replay from, in which a waste play
+        that finds another hidden card on top exchanges the two (see
+        :attr:`REPAIR_WASTE_ORDER`)."""
+        deals = self._deal_lists if repair is None else repair
         try:
-            table = Table.from_deals([{"seat": k, **d} for k, d in enumerate(self._deal_lists)],
+            table = Table.from_deals([{"seat": k, **d} for k, d in enumerate(deals)],
                                      self.rules, self.round_no)
             flags = []
-            for rec in records:
-                raised = table.push(rec.action, rec.t_ms)
-                flags.append([] if isinstance(rec.action, Draw | Recycle | Rotate) else raised)
+            for i, rec in enumerate(records):
+                act = rec.action
+                if repair is not None and isinstance(act, Move) and \
+                        act.src.endswith(":waste"):
+                    self._exchange_to_waste_top(table, repair, act, records[:i])
+                raised = table.push(act, rec.t_ms)
+                flags.append([] if isinstance(act, Draw | Recycle | Rotate) else raised)
         except (ImpossibleAction, OrderError, ValueError):
             return None
         return table, flags
@@ -3353,6 +3373,28 @@ class Tracker:
             self.known.discard((owner, code))
             self.named.discard((owner, code))
 
+    def _exchange_to_waste_top(self, table: Table, deals: list[dict[str, list[Any]]],
+                               move: Move, earlier: list[_Record]) -> None:
+        """Put ``move``'s card on its seat's waste top in ``table`` (replaying) and in
+        ``deals`` when it lies hidden in that seat's stock or waste and the waste's top is
+        another card that no record in ``earlier`` names (see :attr:`REPAIR_WASTE_ORDER`)."""
+        layout = table.layouts[move.seat]
+        if not layout.waste or layout.waste[-1].code == move.card:
+            return
+        top = layout.waste[-1].code
+        named = {a.card for r in earlier if isinstance(a := r.action, Move | Retract | Unseen)
+                 and a.seat == move.seat}
+        stock = deals[move.seat]["stock"]
+        if move.card in named or top in named or move.card not in stock or top not in stock:
+            return
+        want = next(((lst, i) for lst in (layout.waste, layout.stock)
+                     for i, c in enumerate(lst) if c.code == move.card), None)
+        if want is None:
+            return
+        want[0][want[1]], layout.waste[-1] = layout.waste[-1], want[0][want[1]]
+        a, b = stock.index(top), stock.index(move.card)
+        stock[a], stock[b] = move.card, top
+
     def _rewrite_history(self, records: list[_Record], before: list[list[Flag]],
                          then: Action | None = None) -> bool:
         """Make ``records`` the history: the engine rebuilt from the deal hypothesis with
@@ -3360,6 +3402,10 @@ class Tracker:
         changed) when they do not replay, a record breaks a rule it did not break before
         (``before``: each one's flags until now), or ``then`` would not be legal after."""
         replayed = self._replayed(records)
+        repaired = None
+        if replayed is None and self.REPAIR_WASTE_ORDER:
+            repaired = self._saved_deal()
+            replayed = self._replayed(records, repair=repaired)
         if replayed is None:
             return False
         fresh, flags = replayed
@@ -3368,6 +3414,8 @@ class Tracker:
             return False
         if then is not None and fresh.is_legal(then) is not True:
             return False
+        if repaired is not None:
+            self._deal_lists = repaired
         for rec, new in zip(records, flags, strict=True):
             rec.flags = new
         self.records, self.table = records, fresh

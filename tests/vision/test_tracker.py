@@ -22,7 +22,13 @@ from rules.simulator import simulate_round
 from vision.observation import Observation, PlaceView, SeenCard
 from vision.render.camera import Camera
 from vision.render.video import VideoSettings, render_video
-from vision.tracker import Tracker, TrackerError, _new_on_column, oracle_observations
+from vision.tracker import (
+    Tracker,
+    TrackerError,
+    _new_on_column,
+    _Record,
+    oracle_observations,
+)
 
 from .conftest import FAST_DECKS, NEEDS_ARTWORK
 
@@ -4892,6 +4898,34 @@ def test_a_column_whose_sure_new_top_left_the_top_of_another_column_took_that_ru
             and e["from"] == "seat0:river1"] == [("9S", 4)]
     tr = feed(False)
     assert [c.code for c in tr.table.layouts[0].river[0]] == ["QD", "JS", "10D"]
+
+
+def _rewrite_with_a_deep_waste_play(on: bool) -> tuple[bool, Tracker, str]:
+    """A history rewritten to draw once from seat 1's stock and play an Ace that lies
+    deeper in its stock (as the deal hypothesis has it) from its waste to a new pile."""
+    tr = Tracker(HouseRules(), 2)
+    tr.REPAIR_WASTE_ORDER = on
+    _feed(tr, [_table({0: "8C", 1: "5D"})], repeat=5)
+    stock = tr._deal_lists[1]["stock"]
+    ace = next(c for c in stock[HouseRules().draw:] if c.startswith("A"))
+    records = [*tr.records, _Record(Draw(1), 1000, 10, (10, 10), True, {}, None, []),
+               _Record(Move(1, ace, "seat1:waste", "lake:0"), 1100, 11, (11, 11), True, {},
+                       None, [])]
+    done = tr._rewrite_history(records, [*(r.flags for r in tr.records), [], []])
+    return done, tr, ace
+
+
+def test_a_rewritten_history_whose_waste_play_finds_another_card_on_top_exchanges_them():
+    # the camera cannot count a stock: the Ace was the card the draw turned up, and the
+    # card the hypothesis had there lies where the Ace was
+    done, tr, ace = _rewrite_with_a_deep_waste_play(True)
+    assert done and _pile(tr) == [(1, ace, True)]
+    draw = HouseRules().draw
+    assert tr._deal_lists[1]["stock"][draw - 1] == ace
+    done, tr, ace = _rewrite_with_a_deep_waste_play(False)
+    assert not done and not tr.table.lake
+    assert tr._deal_lists[1]["stock"][HouseRules().draw - 1] != ace
+
 
 def _hidden_landing(wait_ms: float | None, nertz_1: str = "2H") -> Tracker:
     """Seat 0 starts a heart pile with its nertz AH; a 2H then settles on it while seat
