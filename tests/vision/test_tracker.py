@@ -4812,57 +4812,42 @@ def test_a_run_read_without_its_base_counts_the_old_column_shown_before_a_hand_h
     assert [f["rule"] for f in tr.flags()] == ["river_colour"]
 
 
-def test_a_run_read_without_its_base_takes_that_card_while_its_old_column_is_under_a_hand():
-    # seat 0's QD JC run moves onto its KS and a KH from its nertz pile fills the emptied
-    # column; the KS column, under the arm until the old column has settled on the KH, is
-    # read KS JC (the QD unread: the JC may not lie on the KS, the QD may), and the old
-    # column is under a hand when it has settled: the QD went with the run
-    def feed(on: bool) -> Tracker:
-        tr = Tracker(HouseRules(), 2)
-        tr.RUN_BASE_BLIND = on
-        tr.RUN_BASE_BURIED = False  # (which counts the KH settled in plain view before)
-        steps = [(_table({0: "QD", 1: "5D"}), None, 20),
-                 (_table({0: "JC", 1: "5D"}, {"seat0:river1": ["QD"]}), None, 20),
-                 (_table({0: "KH", 1: "5D"}, {"seat0:river1": ["QD", "JC"]}), None, 20),
-                 (_table({0: "4D", 1: "5D"}, {"seat0:river1": ["KH"],
-                                              "seat0:river0": ["KS", "JC"]}),
-                  "seat0:river0", 20),
-                 (_table({0: "4D", 1: "5D"}, {"seat0:river1": ["KH"],
-                                              "seat0:river0": ["KS", "JC"]}),
-                  "seat0:river1", 20)]
-        _feed_hands(tr, steps)
-        return tr
+def _run_moved_base_unread(last_hand: str | None, **switches: bool) -> Tracker:
+    """Seat 0's QD JC run moves onto its KS and a KH from its nertz pile fills the emptied
+    column; the KS column is read KS JC (the QD unread: the JC may not lie on the KS, the QD
+    may) while a hand is over it, the old column showing the KH; then the KS column settles
+    with a hand over ``last_hand`` (or none). ``switches``: tracker settings."""
+    tr = Tracker(HouseRules(), 2)
+    for name, value in switches.items():
+        setattr(tr, name, value)
+    moved = {"seat0:river1": ["KH"], "seat0:river0": ["KS", "JC"]}
+    steps = [(_table({0: "QD", 1: "5D"}), None, 20),
+             (_table({0: "JC", 1: "5D"}, {"seat0:river1": ["QD"]}), None, 20),
+             (_table({0: "KH", 1: "5D"}, {"seat0:river1": ["QD", "JC"]}), None, 20),
+             (_table({0: "4D", 1: "5D"}, moved), "seat0:river0", 20),
+             (_table({0: "4D", 1: "5D"}, moved), last_hand, 20)]
+    _feed_hands(tr, steps)
+    return tr
 
-    tr = feed(True)
+
+def test_a_run_read_without_its_base_takes_that_card_while_its_old_column_is_under_a_hand():
+    # the old column is under a hand when the KS column settles: the QD went with the run
+    # (the rule that counts the KH settled in plain view before off)
+    tr = _run_moved_base_unread("seat0:river1", RUN_BASE_BLIND=True, RUN_BASE_BURIED=False)
     assert [c.code for c in tr.table.layouts[0].river[0]] == ["KS", "QD", "JC"]
     assert not any(f["rule"].startswith("river") for f in tr.flags())
-    tr = feed(False)  # the JC alone, flagged on the KS
-    assert [c.code for c in tr.table.layouts[0].river[0]] != ["KS", "QD", "JC"]
-
+    tr = _run_moved_base_unread("seat0:river1", RUN_BASE_BLIND=False, RUN_BASE_BURIED=False)
+    assert [c.code for c in tr.table.layouts[0].river[0]] != ["KS", "QD", "JC"]  # (flagged)
 
 
 def test_a_run_read_without_its_base_takes_that_card_when_its_old_column_shows_new_cards():
-    # as above, but the KH fills the emptied column in plain view before the KS column
-    # settles (the hand over it): the old column shows only a new card, not the card under
-    # the run; the QD is still the one card that lets the JC lie on the KS
-    def feed(on: bool) -> Tracker:
-        tr = Tracker(HouseRules(), 2)
-        tr.RUN_BASE_BURIED = on
-        steps = [(_table({0: "QD", 1: "5D"}), None, 20),
-                 (_table({0: "JC", 1: "5D"}, {"seat0:river1": ["QD"]}), None, 20),
-                 (_table({0: "KH", 1: "5D"}, {"seat0:river1": ["QD", "JC"]}), None, 20),
-                 (_table({0: "4D", 1: "5D"}, {"seat0:river1": ["KH"],
-                                              "seat0:river0": ["KS", "JC"]}),
-                  "seat0:river0", 20),
-                 (_table({0: "4D", 1: "5D"}, {"seat0:river1": ["KH"],
-                                              "seat0:river0": ["KS", "JC"]}), None, 20)]
-        _feed_hands(tr, steps)
-        return tr
-
-    tr = feed(True)
+    # the KS column settles in plain view, the old column showing only a new card (the KH
+    # settled there before), not the card under the run: the QD is still the one card
+    # that lets the JC lie on the KS
+    tr = _run_moved_base_unread(None, RUN_BASE_BURIED=True)
     assert [c.code for c in tr.table.layouts[0].river[0]] == ["KS", "QD", "JC"]
     assert not any(f["rule"].startswith("river") for f in tr.flags())
-    tr = feed(False)
+    tr = _run_moved_base_unread(None, RUN_BASE_BURIED=False)
     assert [c.code for c in tr.table.layouts[0].river[0]] != ["KS", "QD", "JC"]
 
 
