@@ -2173,6 +2173,11 @@ class Tracker:
             if not cands:
                 if twin_ok and self._twin_arrival(dest, code, landed, st):
                     return True
+                if kind == "lake" and len(run) == 1 and not misread and \
+                        self.HIDDEN_LANDING_ACE and buried is not None and \
+                        self._hidden_landing(dest, code, landed, st, self.t_ms - landed, final,
+                                             True):
+                    return True
                 if kind == "lake" and len(run) == 1 and self.TWIN_DEALT_DEPARTURE and \
                         self.DEALT_READ_ALTERNATIVE and self._twin_dealt_departure(
                             code, f"lake:{self.lake_map.get(dest, len(table.lake))}", landed,
@@ -2353,11 +2358,16 @@ class Tracker:
     #: the heart pile and never credited; every later heart on that pile was flagged);
     #: None: off
     HIDDEN_LANDING_MS: float | None = 3000.0
+    #: ... also an Ace starting a pile, and also when no seat's copy of the card is in view
+    #: at all (`--seed 4` round 8: seat 0's AC, drawn and laid at once, never credited;
+    #: seat 1's 2C laid on it waited behind it, and went to another pile 9 s later)
+    HIDDEN_LANDING_ACE = True
 
     def _hidden_landing(self, dest: str, code: str, landed: float, st: _PlaceState,
-                        waited: float, final: bool) -> bool:
+                        waited: float, final: bool, built_on: bool = False) -> bool:
         """See :attr:`HIDDEN_LANDING_MS`: commit ``code``'s move onto pile ``dest`` from a
-        seat's hidden cards; whether it was."""
+        seat's hidden cards; whether it was. ``built_on``: the pile shows a card that
+        builds on it (its read need not be sure)."""
         table = self.table
         assert table is not None
         if self.HIDDEN_LANDING_MS is None or not (final or waited >= self.HIDDEN_LANDING_MS) \
@@ -2365,37 +2375,74 @@ class Tracker:
             return False
         j = self.lake_map.get(dest)
         card = Card.parse(code)
-        pile = table.lake[j] if j is not None and j < len(table.lake) else None
-        if pile is None or pile.top is None or pile.suit != card.suit or \
-                pile.next_rank != card.rank:
+        if j is None and self.HIDDEN_LANDING_ACE and card.rank == 1:
+            j = len(table.lake)  # (an Ace starting a pile)
+        elif j is None or j >= len(table.lake) or table.lake[j].top is None or \
+                table.lake[j].suit != card.suit or table.lake[j].next_rank != card.rank:
             return False
-        if 1.0 - sum(p for _a, p in self.reads.get((dest, code), ())) < self.SURE:
+        if not built_on and \
+                1.0 - sum(p for _a, p in self.reads.get((dest, code), ())) < self.SURE:
             return False
-        for spot in self._free_spots(code, dest):
+        if any(c.code == code for layout in table.layouts for c in layout.lost):
+            return False  # (a seat's card recorded gone unseen is the likelier one)
+        spots = self._free_spots(code, dest)
+        for spot in spots:
             at = self.states.get(self._obs_place_of(spot[0]))
             view = at.stable if at is not None else None
             if not view or (code not in view if self._kind(spot[0]) == "river"
                             else view[-1] != code):
                 return False  # (a place that does not show it now may have lost it)
+        held = {self._obs_place_of(spot[0]) for spot in spots}
+        if any(self._seat_shows(k, code, held) for k in range(self.seats)):
+            return False  # (a place shows it where the engine has it not: out of step)
         for seat in self._arm_order(dest):
             where = table.where(code, seat)
+            if self.HIDDEN_LANDING_ACE and self._hidden_in_nertz(table, seat, code) and \
+                    self._nertz_placeholder_out(seat, code):
+                table = self.table
+                assert table is not None
+                where = table.where(code, seat)
             if where is None or where.kind not in ("stock", "waste") or \
-                    (seat, code) in self.named or self._seat_shows(seat, code):
+                    (seat, code) in self.named:
                 continue
             move = Move(seat, code, f"seat{seat}:waste", f"lake:{j}")
             if not self._bring_to_waste_top(seat, code) or \
                     self.table.is_legal(move) is not True:
                 return False
-            return self._commit(move, int(landed), st.stable_frame, inferred=True, evidence={
-                "why": f"{code} settled on {dest}, every seat's {code} in view still at its "
-                       f"place: one of seat{seat}'s hidden cards", "from": move.src})
+            if not self._commit(move, int(landed), st.stable_frame, inferred=True, evidence={
+                    "why": f"{code} settled on {dest}, every seat's {code} in view still at "
+                           f"its place: one of seat{seat}'s hidden cards", "from": move.src}):
+                return False
+            self.lake_map.setdefault(dest, j)
+            return True
         return False
 
-    def _seat_shows(self, seat: int, code: str) -> bool:
-        """Whether one of ``seat``'s places shows ``code`` settled now (a waste or nertz
-        top, or a card of a column)."""
+    def _nertz_placeholder_out(self, seat: int, code: str) -> bool:
+        """Exchange ``code``, a hidden placeholder of ``seat``'s nertz pile in the deal
+        hypothesis, with the deepest stock card never seen nor named, the engine rebuilt
+        (the history must still replay); whether it was."""
+        deal = self._deal_lists[seat]
+        swap = next((c for c in reversed(deal["stock"]) if (seat, c) not in self.known
+                     and (seat, c) not in self.named), None)
+        if swap is None or code not in deal["nertz"]:
+            return False
+        saved = self._saved_deal()
+        a, b = deal["nertz"].index(code), deal["stock"].index(swap)
+        deal["nertz"][a], deal["stock"][b] = swap, code
+        fresh = self._rebuilt(self.records)
+        if fresh is None:
+            self._deal_lists = saved
+            return False
+        self.table = fresh
+        self.revision += 1
+        return True
+
+    def _seat_shows(self, seat: int, code: str, besides: set[str] | None = None) -> bool:
+        """Whether one of ``seat``'s places (not in ``besides``) shows ``code`` settled
+        now (a waste or nertz top, or a card of a column)."""
         for name, st in self.states.items():
-            if not name.startswith(f"seat{seat}:") or not st.stable:
+            if not name.startswith(f"seat{seat}:") or not st.stable or \
+                    besides is not None and name in besides:
                 continue
             if code in st.stable if self._kind(name) == "river" else st.stable[-1] == code:
                 return True

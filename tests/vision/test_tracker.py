@@ -3328,6 +3328,8 @@ def _hidden_top_brought_up(on: bool) -> Tracker:
     which lands on a new pile, then the 2S on it."""
     tr = Tracker(HouseRules(), 2)
     tr.UNSEEN_TOP_YIELDS = on
+    if not on:  # (nor an Ace no seat in view lost taken for another seat's hidden card)
+        tr.HIDDEN_LANDING_ACE = False
     n = 0
 
     def feed(places: dict[str, list[str]], repeat: int) -> None:
@@ -4514,6 +4516,8 @@ def _dealt_twin_leaves(on: bool, drawn_over: str = "9S", rank: str = "A") -> Tra
     AS starts a pile (with ``rank``: that rank's cards instead of the aces)."""
     tr = Tracker(HouseRules(), 2)
     tr.TWIN_DEALT_DEPARTURE = on
+    if not on:  # (nor an Ace no seat in view lost taken for a hidden card)
+        tr.HIDDEN_LANDING_ACE = False
     club, spade = f"{rank}C", f"{rank}S"
     col = {"seat0:river3": [club]}
     waste = {"seat1:waste": ["JH", drawn_over or spade]}
@@ -4885,6 +4889,30 @@ def test_a_column_whose_sure_new_top_left_the_top_of_another_column_took_that_ru
     assert [c.code for c in tr.table.layouts[0].river[0]] == ["QD", "JS", "10D"]
 
 
+
+def _ace_under_a_two(on: bool) -> Tracker:
+    """An AC, read unsure (AS next), starts a pile that no seat was seen losing an AC for;
+    a second later seat 1's nertz 2C covers it."""
+    tr = Tracker(HouseRules(), 2)
+    tr.HIDDEN_LANDING_ACE = on
+    frames = [_table({0: "9H", 1: "2C"})] * 4 + \
+        [_table({0: "9H", 1: "2C"}, {"lake:0": ["AC"]})] * 10 + \
+        [_table({0: "9H", 1: "5D"}, {"lake:0": ["2C"]})] * 40
+    return _finished_with_alts(tr, frames, {("lake:0", "AC"): (("AS", 0.2),)})
+
+
+def test_an_ace_covered_by_a_card_that_builds_on_it_is_a_hidden_card_when_no_seat_lost_one():
+    # the 2C built on it says it was an AC; no AC in view left its place: a hidden card of
+    # a seat (seat 0's, the first in order with no arm seen; the deal hypothesis held it
+    # among the nertz pile's unseen cards, exchanged with a stock card), and the 2C counts
+    tr = _ace_under_a_two(True)
+    assert _pile(tr) == [(0, "AC", True), (1, "2C", True)]
+    assert not tr.flags() and tr.table.score().lake_cards == [1, 1]
+    assert tr.nertz_counts() == [13, 12]
+    tr = _ace_under_a_two(False)  # (the AC has no source, and the 2C waits behind it)
+    assert not tr.table.lake and tr.table.score().lake_cards == [0, 0]
+
+
 def _rewrite_with_a_deep_waste_play(on: bool) -> tuple[bool, Tracker, str]:
     """A history rewritten to draw once from seat 1's stock and play an Ace that lies
     deeper in its stock (as the deal hypothesis has it) from its waste to a new pile."""
@@ -5163,6 +5191,8 @@ def _waste_shows_the_card_briefly_after(rule: float | None) -> Tracker:
     AS for half a second (the card under it, a twin, misread), then shows a 7C for good."""
     tr = Tracker(HouseRules(), 2)
     tr.SHOWN_BRIEFLY_MS = rule
+    if rule is None:  # (nor an Ace no seat in view lost taken for a hidden card)
+        tr.HIDDEN_LANDING_ACE = False
     pile = (100.0, 100.0, 110.0, 115.0)
     base = _table({0: "5C", 1: "5D"})
     _play_boxed(tr, [
