@@ -2350,17 +2350,19 @@ class Tracker:
                 return True
         return False
 
-    #: a card read sure on a lake pile, where it is the pile's next card, while every copy
-    #: the engine has in plain view still shows at its place and no waste showed it, came
-    #: from a seat's hidden cards (drawn and played at once, or its waste misread): the
-    #: seat whose arm reached the pile first, else any that holds it hidden, once it stayed
-    #: this long (real path, tuned round 13: seat 2's 6H, read 6D on its waste, laid on
-    #: the heart pile and never credited; every later heart on that pile was flagged);
-    #: None: off
+    #: a card read sure on a lake pile, where it is the pile's next card, that no seat was
+    #: seen losing while every copy the engine has in plain view still shows at its place
+    #: (and no place shows it where the engine has it not), came from a seat's hidden cards
+    #: (drawn and played at once, or its waste misread): the seat whose arm reached the
+    #: pile first, else any that holds it hidden, once it stayed this long (real path,
+    #: tuned round 13: seat 2's 6H, read 6D on its waste, laid on the heart pile and never
+    #: credited; every later heart on that pile was flagged); None: off
     HIDDEN_LANDING_MS: float | None = 3000.0
-    #: ... also an Ace starting a pile, and also when no seat's copy of the card is in view
-    #: at all (`--seed 4` round 8: seat 0's AC, drawn and laid at once, never credited;
-    #: seat 1's 2C laid on it waited behind it, and went to another pile 9 s later)
+    #: ... also an Ace starting a pile; one covered by a card that builds on it also when
+    #: its own read is unsure and no seat has a copy in view at all (`--seed 4` round 8:
+    #: seat 0's AC, drawn and laid at once, never credited; seat 1's 2C laid on it waited
+    #: behind it, and went to another pile 9 s later). A hidden placeholder of the seat's
+    #: nertz pile in the deal hypothesis is exchanged with a stock card to be played
     HIDDEN_LANDING_ACE = True
 
     def _hidden_landing(self, dest: str, code: str, landed: float, st: _PlaceState,
