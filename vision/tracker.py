@@ -2395,7 +2395,7 @@ class Tracker:
                             else view[-1] != code):
                 return False  # (a place that does not show it now may have lost it)
         held = {self._obs_place_of(spot[0]) for spot in spots}
-        if any(self._seat_shows(k, code, held) for k in range(self.seats)):
+        if self._seat_places_showing(code) - held:
             return False  # (a place shows it where the engine has it not: out of step)
         for seat in self._arm_order(dest):
             where = table.where(code, seat)
@@ -2439,16 +2439,12 @@ class Tracker:
         self.revision += 1
         return True
 
-    def _seat_shows(self, seat: int, code: str, besides: set[str] | None = None) -> bool:
-        """Whether one of ``seat``'s places (not in ``besides``) shows ``code`` settled
-        now (a waste or nertz top, or a card of a column)."""
-        for name, st in self.states.items():
-            if not name.startswith(f"seat{seat}:") or not st.stable or \
-                    besides is not None and name in besides:
-                continue
-            if code in st.stable if self._kind(name) == "river" else st.stable[-1] == code:
-                return True
-        return False
+    def _seat_places_showing(self, code: str) -> set[str]:
+        """The seats' places that show ``code`` settled now (a waste or nertz top, or a
+        card of a column)."""
+        return {name for name, st in self.states.items()
+                if name.startswith("seat") and st.stable and
+                (code in st.stable if self._kind(name) == "river" else st.stable[-1] == code)}
 
     #: a card recorded as gone unseen (:class:`~rules.moves.Unseen`: its place was seen
     #: empty, not where it went) that lands on the lake or on one of its seat's columns
