@@ -448,6 +448,12 @@ class CardDetector:
     #: rendered 720p tables added so were 4 of 5 misread; those of real photos, 34–55 px,
     #: 10 of 10 right)
     TURNED_PASS_PART_PX = 16.0
+    #: a first-look report whose read another look's card beats, and whose box is at least
+    #: this many times that card's (turned back, shrunk), takes that card's box too: a
+    #: photo looked at a scale far too small boxes its whole self as one card (real
+    #: cluttered test photo IMG_2435 turned 45°: its 9C read right on a box 9 times the
+    #: card's, the whole photo); 0: off
+    TURNED_PASS_BOX = 5.0
     #: the largest single pass the turned copy gets (a larger one is looked at in tiles)
     MAX_PASS = 2048
     #: a photo still larger than this at its scale (no card found to size it: a 12 MP photo
@@ -547,7 +553,8 @@ class CardDetector:
                 cards.confidence[i] = other.confidence[j]
                 cards.alternatives[i] = other.alternatives[j]
                 if exact and self.TURNED_PASS_PARTS and \
-                        areas[i] >= self.TURNED_PASS_PARTS * _area(boxes[j]):
+                        areas[i] >= self.TURNED_PASS_PARTS * _area(boxes[j]) or \
+                        self.TURNED_PASS_BOX and areas[i] >= self.TURNED_PASS_BOX * _area(boxes[j]):
                     cards.xyxy[i] = boxes[j]
         if extra:
             extra.sort()

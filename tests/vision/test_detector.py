@@ -915,6 +915,14 @@ def test_a_look_that_stands_the_cards_upright_gives_its_box_to_a_box_of_two_card
     cards = detector._merge_looks(same, other[:1], exact=True)
     assert cards.code.tolist() == ["AD"]
     np.testing.assert_allclose(cards.xyxy[0], [88, 88, 152, 192])
+    # a box of the whole photo (a scale far too small) gives way to the card's in any look
+    whole = Detections.create(np.array([[0, 0, 400, 300]], np.float32),
+                              np.array([0.4], np.float32), [FACE], ["JC"], [None])
+    for box_share, box in ((5.0, [90, 90, 150, 190]), (0.0, [0, 0, 400, 300])):
+        detector.TURNED_PASS_BOX = box_share
+        cards = detector._merge_looks(whole, other[:1], exact=False)
+        assert cards.code.tolist() == ["AD"]
+        np.testing.assert_allclose(cards.xyxy[0], box)
 
 
 @pytest.mark.skipif(not (MODELS / "back_check.onnx").is_file(), reason="no back check")
