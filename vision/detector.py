@@ -513,7 +513,8 @@ class CardDetector:
         """``cards`` of a photo's first look with the cards ``other`` of another (its backs:
         :meth:`_with_other_backs`): a card of both keeps the surer read on the first look's
         box (``exact``: on the other one's box where the first is a box of two cards,
-        :attr:`TURNED_PASS_PARTS` times its size); one found only in the other is added when
+        :attr:`TURNED_PASS_PARTS` times its size; in any look where it is
+        :attr:`TURNED_PASS_BOX` times its size); one found only in the other is added when
         sure, also a second card of the other look on one box of the first."""
         if not len(other):
             return cards
@@ -552,9 +553,11 @@ class CardDetector:
                 cards.code[i] = other.code[j]
                 cards.confidence[i] = other.confidence[j]
                 cards.alternatives[i] = other.alternatives[j]
-                if exact and self.TURNED_PASS_PARTS and \
-                        areas[i] >= self.TURNED_PASS_PARTS * _area(boxes[j]) or \
-                        self.TURNED_PASS_BOX and areas[i] >= self.TURNED_PASS_BOX * _area(boxes[j]):
+                two_cards = exact and self.TURNED_PASS_PARTS and \
+                    areas[i] >= self.TURNED_PASS_PARTS * _area(boxes[j])
+                far_too_big = self.TURNED_PASS_BOX and \
+                    areas[i] >= self.TURNED_PASS_BOX * _area(boxes[j])
+                if two_cards or far_too_big:
                     cards.xyxy[i] = boxes[j]
         if extra:
             extra.sort()
