@@ -1104,6 +1104,10 @@ class Tracker:
     #: its view in flux), the one card under the run that makes the move legal is taken
     #: with it (a card skipped in a column is likelier a card unread than a breach)
     RUN_BASE_BLIND = True
+    #: and while that column shows only cards laid there since (its settled view shares
+    #: no card with the run and its top is none of the column's): the base went with the
+    #: run (real path, tuned round 13: seat 1's 6H 5C run, read without its 6H; it pays
+    #: with :attr:`HIDDEN_LANDING_MS`, which gives that 6H its source)
     RUN_BASE_BURIED = True
 
     def _run_under_unread(self, spot: tuple[str, int, int, bool], run: tuple[str, ...],
