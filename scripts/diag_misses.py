@@ -82,17 +82,22 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--list", action="store_true",
                    help="print every missed move, and every extra one with the simulator's "
                         "moves of its card nearby")
+    p.add_argument("--models", default=None, metavar="NAME",
+                   help="the observations made with the models folder of this name "
+                        "(scripts.eval_replay --models DIR); default: those of models/")
     args = p.parse_args(argv)
-    dirs = round_dirs(args.cache, set(args.only.split(",")) if args.only else None)
+    dirs = round_dirs(args.cache, set(args.only.split(",")) if args.only else None,
+                      args.models)
     if not dirs:
-        p.error(f"no round folders with kept observations under {args.cache}")
+        p.error("no round folders with kept observations"
+                + (f" of models {args.models!r}" if args.models else "") + f" under {args.cache}")
     missed: Counter[tuple[str, str, str]] = Counter()
     extra: Counter[tuple[str, str]] = Counter()
     false_flags: Counter[str] = Counter()
     missed_flags: Counter[str] = Counter()
     right_flags = 0
     for d in dirs:
-        truth, tracker = run(*kept_files(d))
+        truth, tracker = run(*kept_files(d, args.models))
         got = [e for e in tracker.log() if e["type"] == "move"]
         misses, extras = unmatched([e for e in truth if e["type"] == "move"], got)
         for m in misses:

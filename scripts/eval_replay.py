@@ -152,13 +152,12 @@ def run_round(i: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     incremental = args.mode == "full" and getattr(args, "incremental", False)
     stride = max(1, getattr(args, "stride", 1))
     gate = _gate_options(getattr(args, "gate", None))
+    models = getattr(args, "models", None)
     observations: Iterable[Observation] = _observations(args.mode, lines, video, seats, rules,
-                                                        incremental, stride, gate)
+                                                        incremental, stride, gate, models)
     if args.mode == "full" and args.cache is not None:  # the detector is the slow part
-        kind = (".incremental" if incremental else "") + (f".stride{stride}" if stride > 1
-                                                          else "")
-        kind += "".join(f".{k}{v:g}" for k, v in sorted(gate.items()))
-        observations = _cached(work / f"{tag}{kind}.observations.pkl", observations)
+        name = observations_name(tag, incremental, stride, gate, models)
+        observations = _cached(work / name, observations)
     feed(tracker, observations, calls)
     replay_s = time.perf_counter() - t0
     out = compare(events, tracker.log())
@@ -166,6 +165,23 @@ def run_round(i: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
                frames=len(lines) - 1, video_s=(len(lines) - 1) / args.fps,
                render_s=render_s, replay_s=replay_s, end_inferred=tracker.end_inferred)
     return out
+
+
+#: what names the models folder in a kept observations file made with ``--models``
+MODELS_TAG = ".models-"
+
+
+def observations_name(tag: str, incremental: bool, stride: int, gate: dict[str, float],
+                      models: Path | None = None) -> str:
+    """The file a round's full-mode observations are kept in: the round's tag, then how
+    they were made (gated, the stride, the gate's options, and the models folder when it
+    is not ``models/``: :data:`MODELS_TAG` and the folder's name)."""
+    kind = (".incremental" if incremental else "") + (f".stride{stride}" if stride > 1
+                                                      else "")
+    kind += "".join(f".{k}{v:g}" for k, v in sorted(gate.items()))
+    if models is not None:
+        kind += f"{MODELS_TAG}{Path(models).name}"
+    return f"{tag}{kind}.observations.pkl"
 
 
 def _cached(path: Path, observations: Iterable[Observation]) -> list[Observation]:
@@ -224,7 +240,7 @@ def _gate_options(text: str | None) -> dict[str, float]:
 
 def _observations(mode: str, lines: list[dict[str, Any]], video: Path, seats: int,
                   rules: HouseRules, incremental: bool = False, stride: int = 1,
-                  gate: dict[str, float] | None = None) -> Any:
+                  gate: dict[str, float] | None = None, models: Path | None = None) -> Any:
     if mode == "oracle":
         yield from oracle_observations(lines)
         return
@@ -240,7 +256,7 @@ def _observations(mode: str, lines: list[dict[str, Any]], video: Path, seats: in
     detector = None
     if mode == "full":
         from vision.detector import CardDetector
-        detector = CardDetector.load()
+        detector = CardDetector.load(models)
         detector.turned_pass = 0.0  # a table camera's frames: one look
         detector.photos = False
         model.back_check = detector.back_check
@@ -346,6 +362,10 @@ def main(argv: list[str] | None = None) -> None:
                    help="keep logs and renders here and reuse them (oracle mode renders "
                         "labels only)")
     p.add_argument("--only", type=str, default=None, help="comma-separated round numbers")
+    p.add_argument("--models", type=Path, default=None,
+                   help="full mode: the detector's models folder (default models/), e.g. a "
+                        "copy with another localiser; its observations are kept apart, named "
+                        "by the folder (scripts.sum_replay --models NAME)")
     p.add_argument("--min-frames", type=int, default=2,
                    help="the tracker's frames of agreement before a place's state counts")
     args = p.parse_args(argv)

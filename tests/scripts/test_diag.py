@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import os
+
+import pytest
+
 from scripts.diag_columns import classify
 from scripts.diag_looks import band
 from scripts.diag_misses import cause, flag_errors, flag_kind, kind, truth_near
 from scripts.diag_place import changes, read_text
+from scripts.eval_replay import observations_name
+from scripts.sum_replay import kept_files, round_dirs
 from vision.observation import SeenCard
 
 
@@ -71,3 +77,27 @@ def test_flags_are_matched_one_to_one_and_the_rest_told_by_rule():
     assert false == got[1:] and missed == [ace]
     late = [{**ace, "t_ms": 9000}]  # (more than TOL_MS after)
     assert flag_errors([ace], late) == (late, [ace])
+
+
+def test_observations_of_another_models_folder_are_kept_apart_and_picked_by_name(tmp_path):
+    """``eval_replay --models DIR`` keeps its observations under a name of their own, and
+    ``sum_replay`` and the diagnostics read ``models/``'s unless asked for DIR's."""
+    tag, gate = "r0-s1-1280x720-10fps", {"settle_ms": 100.0}
+    default = observations_name(tag, True, 1, gate)
+    other = observations_name(tag, True, 1, gate, tmp_path / "m" / "gpu51")
+    assert default == f"{tag}.incremental.settle_ms100.observations.pkl"
+    assert other == f"{tag}.incremental.settle_ms100.models-gpu51.observations.pkl"
+    d = tmp_path / "r0"
+    d.mkdir()
+    for name in (f"{tag}.jsonl", f"{tag}.labels.jsonl", default, other):
+        (d / name).write_bytes(b"")
+    os.utime(d / default, (1, 1))  # the other models' file is the newer one
+    assert kept_files(d)[2].name == default
+    assert kept_files(d, "gpu51")[2].name == other
+    assert kept_files(d)[1].name == f"{tag}.labels.jsonl"
+    with pytest.raises(FileNotFoundError, match="gpu52"):
+        kept_files(d, "gpu52")
+    assert round_dirs(tmp_path, models="gpu51") == [d]
+    assert round_dirs(tmp_path, models="gpu52") == []
+    (d / default).unlink()
+    assert round_dirs(tmp_path) == []
