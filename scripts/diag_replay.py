@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rules import HouseRules
-from scripts.eval_replay import TOL_MS, compare, feed
+from scripts.eval_replay import MODELS_TAG, TOL_MS, compare, feed
 from vision.tracker import Tracker, oracle_observations
 
 
@@ -81,10 +81,11 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     def kept(log: Path) -> Path | None:
         """The kept observations of ``log``'s round (gated runs: any gate variant's,
-        ``.incremental[.settle_ms100].observations.pkl``; the newest)."""
+        ``.incremental[.settle_ms100].observations.pkl``; the newest; those of ``models/``,
+        not of another models folder: ``eval_replay --models``)."""
         middle = ".incremental*" if args.incremental else ""
-        found = sorted(log.parent.glob(f"{log.stem}{middle}.observations.pkl"),
-                       key=lambda q: q.stat().st_mtime)
+        found = sorted((q for q in log.parent.glob(f"{log.stem}{middle}.observations.pkl")
+                        if MODELS_TAG not in q.name), key=lambda q: q.stat().st_mtime)
         return found[-1] if found else None
 
     newest: dict[int, Path] = {}
