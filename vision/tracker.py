@@ -5671,6 +5671,12 @@ class Tracker:
         self.known.add((seat, want))
 
     # --- committing ---------------------------------------------------------------------
+    #: a card's move back to the place this reconcile took it from, by any way round, is
+    #: refused like a direct undo (fresh `--seed 7` round 9 with the GPU localiser: seat
+    #: 0's 10D went lake -> waste (taken back) -> column -> the same lake pile 32 times in
+    #: one frame, 96 moves and flags, until the pass limit)
+    NO_RETURN_IN_PASS = True
+
     def _commit(self, action: Action, t: float, frame: int, *, inferred: bool = False,
                 frames: tuple[int, int] | None = None, evidence: dict[str, Any] | None = None,
                 cards: list[str] | None = None, earliest: int | None = None) -> bool:
@@ -5685,9 +5691,10 @@ class Tracker:
             self.known.add((self._owner(action), action.card))
             self.named.add((self._owner(action), action.card))
         if isinstance(action, Move | Retract) and any(
-                isinstance(a, Move | Retract) and type(a) is not type(action)
-                and a.card == action.card and a.src == action.dst and a.dst == action.src
-                and a.seat == action.seat for a in self._pass):
+                isinstance(a, Move | Retract) and a.card == action.card
+                and a.src == action.dst and a.seat == action.seat
+                and (type(a) is not type(action) and a.dst == action.src
+                     or self.NO_RETURN_IN_PASS) for a in self._pass):
             table.pop()
             return False  # undoing what this pass did: an oscillation, not evidence
         if isinstance(action, Draw | Recycle | Rotate):

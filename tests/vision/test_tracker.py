@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 import pytest
 
-from rules import Draw, HouseRules, Move
+from rules import Draw, HouseRules, Move, Retract
 from rules.log import replay, write_log
 from rules.simulator import simulate_round
 from vision.observation import Observation, PlaceView, SeenCard
@@ -5427,3 +5427,19 @@ def test_a_nertz_top_the_reader_read_as_its_twin_all_along_has_not_left():
     tr = _nertz_top_settled_from_twin_read(False)
     assert [(f["seat"], f["card"]) for f in tr.flags()] == [(1, "10C"), (0, "10C")]
     assert tr.nertz_counts() == [11, 12]
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_a_card_brought_round_to_where_the_pass_took_it_from_is_refused(on):
+    """Within one reconcile, a card taken back from a pile to its waste, laid on a column
+    and played from there to the same pile again is an oscillation (a fresh round with
+    the GPU localiser went round so 32 times in one frame): the last move is refused."""
+    tr = Tracker(HouseRules(), 2)
+    tr.NO_RETURN_IN_PASS = on
+    n = _feed_views(tr, [_table({0: "AS", 1: "6D"})] * 3)
+    tr._pass = []  # (a new reconcile)
+    assert tr._commit(Move(0, "AS", "seat0:nertz", "lake:0"), 1000, n)
+    assert tr._commit(Retract(0, "AS", "lake:0", "seat0:waste"), 1100, n)
+    assert tr._commit(Move(0, "AS", "seat0:waste", "seat0:river0"), 1100, n)
+    assert tr._commit(Move(0, "AS", "seat0:river0", "lake:0"), 1100, n) is not on
+    assert (tr.table.where("AS", 0).kind == "river") is on
