@@ -11,7 +11,10 @@ The samples are crops as the detector hands them over (:func:`vision.back_check.
   nothing), the photos' real cards, card-sized boxes anywhere in them (carpet, tables, objects,
   at the edge too), the ``back`` boxes the detector reports on those photos (they show no
   backs: its real false backs, found once and kept in ``--work``), and faces and bare
-  table of rendered tables.
+  table of rendered tables; and hands with their arms (:func:`draw_hand`: skin of many
+  tones, flat or shaded, bare-armed or sleeved) drawn into the photos and the rendered
+  tables, boxed round the hand (a hand resting over a pile is card-sized and plain: the
+  localiser fine-tuned on a GPU takes a flat skin-coloured hand for a back).
 
 Each crop is jittered as the localiser's boxes are and lit, blurred, grained and saved as
 JPEG at random. Held out: the test split's photos, the test decks' backs and faces and the
@@ -156,6 +159,105 @@ def random_box(img: np.ndarray, px: float, rng: random.Random) -> np.ndarray:
     return np.array([max(0, x0), max(0, y0), min(w, x0 + bw), min(h, y0 + bh)], np.float32)
 
 
+def _skin(rng: random.Random) -> tuple[float, float, float]:
+    """A skin tone (BGR) from the renderer's, varied."""
+    from vision.render.video import SKIN_TONES
+
+    base = rng.choice(SKIN_TONES + [(150, 175, 215), (30, 45, 70), (170, 195, 235)])
+    k = rng.uniform(0.8, 1.15)
+    return tuple(float(np.clip(c * k + rng.uniform(-12, 12), 0, 255)) for c in base)
+
+
+def draw_hand(img: np.ndarray, centre: tuple[float, float], px: float, rng: random.Random
+              ) -> np.ndarray:
+    """Draw a hand (palm and fingers, :func:`vision.render.video._arm_polygons`' shape) at
+    ``centre`` with its arm out to beyond the image, ``px`` the long side of a card there;
+    open or an oval (a fist), flat or shaded, fingers parted or not, the arm bare or
+    sleeved. Returns a card-sized
+    box round the hand, turned either way and off centre (the localiser's box of a back it
+    sees there)."""
+    from vision.render.video import SLEEVES, _arm_polygons
+
+    mm = px / 88.9 * rng.uniform(0.5, 1.2)  # pixels per mm
+    a = rng.uniform(0, 2 * np.pi)
+    u = np.array([np.cos(a), np.sin(a)])
+    hand = np.array(centre, np.float64) / mm
+    shoulder = hand - u * (max(img.shape[:2]) / mm + 200)
+    sleeve, palm = _arm_polygons(shoulder, hand, rng.uniform(80, 140))
+    if rng.random() < 0.3:  # a fist or a cupped hand: an oval, the arm a straight band
+        a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+        rx, ry = rng.uniform(45, 65), rng.uniform(35, 50)
+        v = np.array([-u[1], u[0]])
+        palm = hand + np.cos(a)[:, None] * rx * u + np.sin(a)[:, None] * ry * v
+        half = ry * rng.uniform(0.55, 0.8)
+        sleeve = np.array([shoulder + v * half, hand + v * half, hand - v * half,
+                           shoulder - v * half])
+    skin = _skin(rng)
+    arm = skin if rng.random() < 0.3 else tuple(
+        float(np.clip(c + rng.uniform(-20, 20), 0, 255)) for c in rng.choice(SLEEVES))
+    layer = img.copy()
+    mask = np.zeros(img.shape[:2], np.uint8)
+    for poly, colour in ((sleeve, arm), (palm, skin)):
+        pts = np.round(poly * mm * 16).astype(np.int32)
+        cv2.fillPoly(layer, [pts], colour, cv2.LINE_AA, shift=4)
+        cv2.fillPoly(mask, [pts], 255, cv2.LINE_8, shift=4)
+    if rng.random() < 0.5:  # the gaps between the fingers, darker
+        tip = hand + u * 60
+        v = np.array([-u[1], u[0]])
+        for off in (-15, 0, 15):
+            p0, p1 = (hand + u * 20 + v * off) * mm, (tip + v * off * 1.3) * mm
+            shade = tuple(c * 0.7 for c in skin)
+            cv2.line(layer, tuple(int(t) for t in p0), tuple(int(t) for t in p1), shade,
+                     max(1, int(mm * 2)), cv2.LINE_AA)
+    if rng.random() < 0.6:  # light across the hand and a little blotchy texture
+        h, w = img.shape[:2]
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        b = rng.uniform(0, 2 * np.pi)
+        ramp = ((xx - centre[0]) * np.cos(b) + (yy - centre[1]) * np.sin(b)) / (px * 1.5)
+        light = 1 + rng.uniform(0.05, 0.25) * np.clip(ramp, -1, 1)
+        blot = cv2.GaussianBlur(np.random.default_rng(rng.randrange(1 << 30)).normal(
+            0, 1, (h, w)).astype(np.float32), (0, 0), max(1.0, px / 25))
+        light = light + blot * rng.uniform(0, 0.6) / max(1e-6, float(blot.std()))* 0.1
+        layer = np.clip(layer * light[..., None], 0, 255).astype(np.uint8)
+    inside = mask > 0
+    img[inside] = layer[inside]
+    long = px * rng.uniform(0.8, 1.25)
+    short = long * rng.uniform(0.6, 0.8)
+    bw, bh = (short, long) if rng.random() < 0.5 else (long, short)
+    cx = centre[0] + rng.uniform(-0.25, 0.25) * bw - u[0] * 20 * mm
+    cy = centre[1] + rng.uniform(-0.25, 0.25) * bh - u[1] * 20 * mm
+    h, w = img.shape[:2]
+    return np.array([max(0, cx - bw / 2), max(0, cy - bh / 2), min(w, cx + bw / 2),
+                     min(h, cy + bh / 2)], np.float32)
+
+
+def _hand_spot(w: int, h: int, cards: list, px: float, rng: random.Random
+               ) -> tuple[float, float]:
+    """Where a hand goes: anywhere, or half the time just beside one of ``cards`` (boxes),
+    partly over it (a hand putting a card down or taking one)."""
+    if cards and rng.random() < 0.5:
+        b = rng.choice(cards)
+        a = rng.uniform(0, 2 * np.pi)
+        d = px * rng.uniform(0.45, 0.9)
+        return ((b[0] + b[2]) / 2 + np.cos(a) * d, (b[1] + b[3]) / 2 + np.sin(a) * d)
+    return rng.uniform(0.1, 0.9) * w, rng.uniform(0.1, 0.9) * h
+
+
+def hands(photos: dict[Path, list[list[float]]], count: int, samples: Samples,
+          rng: random.Random) -> None:
+    """``count`` hands drawn into the photos (label 0)."""
+    paths = list(photos)
+    for _ in range(count):
+        path = rng.choice(paths)
+        img = cv2.imread(str(path))
+        if img is None:
+            continue
+        h, w = img.shape[:2]
+        px = card_px(photos[path])
+        box = draw_hand(img, _hand_spot(w, h, photos[path], px, rng), px, rng)
+        samples.add(back_crop(img, box), 0, "hand", rng)
+
+
 class Samples:
     """Crops and labels, grown one sample at a time."""
 
@@ -227,8 +329,9 @@ def real_negatives(photos: dict[Path, list[list[float]]], wrong: dict[str, list]
 
 
 def rendered_tables(split: str, stills: int, per_back: int, samples: Samples,
-                    rng: random.Random) -> None:
-    """Backs (label 1), faces and bare table (label 0) of rendered tables."""
+                    rng: random.Random, hands_per: int = 0) -> None:
+    """Backs (label 1), faces, bare table and ``hands_per`` hands drawn on it (label 0) of
+    rendered tables."""
     from vision.render.scene import random_table, render_still
 
     for _ in range(stills):
@@ -250,13 +353,20 @@ def rendered_tables(split: str, stills: int, per_back: int, samples: Samples,
             c = (box[:2] + box[2:]) / 2
             if not any(b[0] <= c[0] <= b[2] and b[1] <= c[1] <= b[3] for b in backs):
                 samples.add(back_crop(scene.image, box), 0, "rendered table", rng)
+        h, w = scene.image.shape[:2]
+        for _ in range(hands_per):
+            img = scene.image.copy()
+            box = draw_hand(img, _hand_spot(w, h, faces, px, rng), px, rng)
+            samples.add(back_crop(img, box), 0, "hand on a rendered table", rng)
 
 
 def build(split: str, total: int, stills: int, wrong: dict[str, list], seed: int,
-          folder: Path = REAL, vary: bool = False) -> tuple[np.ndarray, np.ndarray, list[str]]:
+          folder: Path = REAL, vary: bool = False, hand_share: float = 0.0
+          ) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """The samples of ``split`` (``train``: training designs and decks; ``test``: held-out
     ones), about ``total`` of them, with ``stills`` rendered tables; ``vary``: the pasted
-    backs varied (:func:`varied_back`)."""
+    backs varied (:func:`varied_back`); ``hand_share``: that share more of hands drawn
+    into the photos, and 4 on each rendered table (none: the check of session 32)."""
     from rules.cards import ALL_CODES
     from vision.render import backs, decks
 
@@ -276,8 +386,10 @@ def build(split: str, total: int, stills: int, wrong: dict[str, list], seed: int
            "pasted face", samples, rng)
     real_negatives(photos, wrong, {"cards": int(0.1 * total), "random": int(0.15 * total),
                                    "false backs": int(0.1 * total)}, samples, rng)
+    if hand_share:
+        hands(photos, int(hand_share * total), samples, rng)
     if stills:
-        rendered_tables(split, stills, 3, samples, rng)
+        rendered_tables(split, stills, 3, samples, rng, 4 if hand_share else 0)
     return samples.arrays()
 
 
@@ -354,6 +466,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=2, help="torch CPU threads")
     parser.add_argument("--vary-backs", action="store_true",
                         help="vary the pasted training backs (hue, big motifs, no margin)")
+    parser.add_argument("--hands", type=float, default=0.1,
+                        help="share more of samples: hands drawn into the photos (0: none)")
     parser.add_argument("--real", type=Path, default=REAL,
                         help="the cluttered-rank-boxes folder")
     parser.add_argument("--work", type=Path, default=Path("runs/back_check"),
@@ -373,9 +487,9 @@ def main(argv: list[str] | None = None) -> None:
     print(f"detector's false backs: train {sum(map(len, wrong['train'].values()))}, test "
           f"{sum(map(len, wrong['test'].values()))} ({time.time() - t0:.0f} s)", flush=True)
     x, y, _kinds = build("train", args.samples, args.stills, wrong["train"], args.seed, args.real,
-                         args.vary_backs)
+                         args.vary_backs, args.hands)
     vx, vy, vkinds = build("test", max(20, args.samples // 5), -(-args.stills // 4),
-                           {}, args.seed + 1, args.real)
+                           {}, args.seed + 1, args.real, hand_share=args.hands)
     test_false = [back_crop(cv2.imread(p), b) for p, bs in wrong["test"].items() for b in bs]
     print(f"train {len(y)} crops ({int(y.sum())} backs), held out {len(vy)} "
           f"({time.time() - t0:.0f} s)", flush=True)
