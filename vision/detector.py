@@ -157,6 +157,10 @@ class CardDetector:
     #: table level win over the close-up level instead lost close-ups 700 px tall (read
     #: right and alone 0.875 → 0.681: their pips are a "table" at 640 px)
     close_ups = True
+    #: the back check (:attr:`back_check`) also judges the ``back`` boxes of a table
+    #: camera's frames and regions (a hand resting over a pile, plain and card-sized,
+    #: taken for a back)
+    check_frame_backs = True
     CLOSE_UP_ABOVE = 0.56
     CLOSE_UP_SPAN = 0.45
 
@@ -195,7 +199,8 @@ class CardDetector:
         self.face_reader = face_reader
         #: rules out a photo's ``back`` boxes that hold no card back
         #: (:mod:`vision.back_check`: carpet, wood, a book taken for one); None: all kept.
-        #: Not used on a table camera's frames (:attr:`photos` off)
+        #: On a table camera's frames (:attr:`photos` off) only where
+        #: :attr:`check_frame_backs`
         self.back_check = back_check
         #: the localiser's threshold for a photo's ``back`` boxes where the back check
         #: judges them (:attr:`conf` elsewhere): real test photos with 2 held-out backs
@@ -377,7 +382,7 @@ class CardDetector:
             degrees = self._turned_pass_angle(image, cards)
             cards = self._with_turned_pass(image, cards, degrees,
                                            upright=degrees != self.turned_pass)
-        if photo and self.photos and self.back_check is not None:
+        if self.back_check is not None and (photo and self.photos or self.check_frame_backs):
             cards = self._checked_backs(image, cards)
         return cards
 
