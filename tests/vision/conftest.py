@@ -15,6 +15,18 @@ NEEDS_ARTWORK = pytest.mark.skipif(
     reason="card artwork not installed (run scripts/setup_assets.sh: kdegames-card-data-kf5, "
            "gnome-cards-data, librsvg2-bin)")
 
+def paste_card(img: np.ndarray, card: np.ndarray, x: int, y: int) -> None:
+    """Blend an RGBA card into ``img`` at (x, y), in place, cut at the image's edge."""
+    h, w = card.shape[:2]
+    x0, y0 = max(0, x), max(0, y)
+    x1, y1 = min(img.shape[1], x + w), min(img.shape[0], y + h)
+    if x1 <= x0 or y1 <= y0:
+        return
+    part = card[y0 - y:y1 - y, x0 - x:x1 - x]
+    a = part[..., 3:4] / 255.0
+    img[y0:y1, x0:x1] = (img[y0:y1, x0:x1] * (1 - a) + part[..., :3] * a).astype(np.uint8)
+
+
 #: Quick decks to render in tests (few, simple SVGs).
 FAST_DECKS = ("kde-standard", "gnome-simplistic")
 

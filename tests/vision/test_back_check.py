@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.vision.conftest import NEEDS_ARTWORK
+from tests.vision.conftest import NEEDS_ARTWORK, paste_card
 from vision.back_check import SIZE, BackCheck, back_crop
 from vision.identify import MODELS
 
@@ -98,10 +98,7 @@ def test_the_check_rules_out_a_hand_resting_by_a_card_and_keeps_the_backs_beside
         img = np.clip(img + rng.integers(-4, 5, img.shape), 0, 255).astype(np.uint8)
         for card, x, y in ((decks.render_card("kde-standard", "KS", 64), 420, 150),
                            (back_image(HARD_PAIRS[k][k % 2], 64), 150, 150)):
-            h, w = card.shape[:2]
-            a = card[..., 3:4] / 255.0
-            img[y:y + h, x:x + w] = (img[y:y + h, x:x + w] * (1 - a)
-                                     + card[..., :3] * a).astype(np.uint8)
+            paste_card(img, card, x, y)
         _hand(img, 490, 180, skin, np.radians(-10 + 10 * k))
         hands.append(float(check(img, np.array([[457, 152, 527, 209]]))[0]))
         backs.append(float(check(img, np.array([[150, 150, 195, 214]]))[0]))

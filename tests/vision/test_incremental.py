@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.vision.conftest import NEEDS_ARTWORK
+from tests.vision.conftest import NEEDS_ARTWORK, paste_card
 from vision.incremental import ChangeGatedDetector
 
 pytestmark = NEEDS_ARTWORK
@@ -55,16 +55,6 @@ def _card(code: str) -> np.ndarray:
     from vision.render import decks
 
     return decks.render_card(DECK, code, CARD_H)
-
-
-def _paste(img: np.ndarray, card: np.ndarray, x: int, y: int) -> None:
-    h, w = card.shape[:2]
-    x0, y0, x1, y1 = max(0, x), max(0, y), min(W, x + w), min(H, y + h)
-    if x1 <= x0 or y1 <= y0:
-        return
-    part = card[y0 - y:y1 - y, x0 - x:x1 - x]
-    a = part[..., 3:4] / 255.0
-    img[y0:y1, x0:x1] = (img[y0:y1, x0:x1] * (1 - a) + part[..., :3] * a).astype(np.uint8)
 
 
 def _hand(img: np.ndarray, cx: int, cy: int) -> tuple[int, int, int, int]:
@@ -112,17 +102,17 @@ def scene(tmp_path: Path, carry: str = "KS", to: tuple[int, int] = (420, 150),
     frames, hands = [], []
     for i in range(30):
         img = _table(rng)
-        _paste(img, seven, 100, 150)
-        _paste(img, three, 250, 60)
+        paste_card(img, seven, 100, 150)
+        paste_card(img, three, 250, 60)
         if under is not None:
-            _paste(img, under, *to)
+            paste_card(img, under, *to)
         hand = None
         if i >= 10:
-            _paste(img, moved, *to)
+            paste_card(img, moved, *to)
         if 5 <= i <= 12:
             x = path_x[i - 5]
             if i < 10:
-                _paste(img, moved, x - 20, to[1] + 10 - (i - 5))
+                paste_card(img, moved, x - 20, to[1] + 10 - (i - 5))
             # the hand lifts away from the card once it is down
             hand = _hand(img, x + 30 + (25 * (i - 9) if i > 9 else 0), to[1] + 30)
         frames.append(img)
@@ -202,7 +192,7 @@ def test_a_card_put_on_a_lookalike_is_read_again(tmp_path, detector):
 def test_no_change_no_detector_call(tmp_path, detector):
     rng = np.random.default_rng(3)
     still = _table(rng)
-    _paste(still, _card("7H"), 100, 150)
+    paste_card(still, _card("7H"), 100, 150)
     frames = []
     for _ in range(12):  # the same picture, new sensor noise each frame
         img = still.astype(np.int16) + rng.integers(-4, 5, still.shape)
@@ -249,7 +239,7 @@ def test_reads_of_a_still_region_are_fused():
 def test_light_change_and_period_give_full_frames(tmp_path, detector):
     rng = np.random.default_rng(5)
     base = _table(rng)
-    _paste(base, _card("7H"), 100, 150)
+    paste_card(base, _card("7H"), 100, 150)
     frames = []
     for i in range(32):
         img = base.astype(np.int16) + (50 if i >= 8 else 0)  # the light jumps at frame 8
