@@ -4,15 +4,17 @@ one pile region, through ``vision.CardDetector`` (onnxruntime), beside Ultralyti
 
     python -m scripts.bench_detector                       # 5 held-out stills, 2 threads
     python -m scripts.bench_detector --pt models/checkpoints/card_detector_partial.pt
-    python -m scripts.bench_detector --compare-fp32 --pt /nonexistent   # int8 vs fp32 files
+    python -m scripts.bench_detector --compare-precision --pt /nonexistent  # int8 vs fp32
 
 Rows: ``full frame`` (the localiser on the whole frame in one pass — or on tiles for a
 model of fixed input size —, every index read and grouped), ``full frame, localiser
 only``, ``one pile region`` (a 160×200 px box around one card, the tracker's
 region-of-interest mode), and Ultralytics predicting the same frames whole (imgsz 1280;
 and as the same tiles for a tiled model). The first line names the model files loaded (an
-``NAME.int8.onnx`` where there is one); ``--compare-fp32`` adds full-frame and pile-region
-rows for the default files and for all-fp32 files, timed frame by frame alternating.
+``NAME.int8.onnx`` where there is one and this CPU's int8 arithmetic pays:
+``vision.identify.int8_pays``); ``--compare-precision`` adds full-frame and pile-region rows
+for the int8 files (where there are) and for all-fp32 files, timed frame by frame
+alternating.
 """
 
 from __future__ import annotations
@@ -83,9 +85,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--compare-fp32", action="store_true",
-                        help="also time the same models all in float (no NAME.int8.onnx), "
-                        "frame by frame alternating with the default ones")
+    parser.add_argument("--compare-precision", "--compare-fp32", action="store_true",
+                        help="also time the models with their NAME.int8.onnx files and all "
+                        "in float, frame by frame alternating")
     parser.add_argument("--compare-index-conf", type=float, default=None,
                         help="also time full frames with this localiser threshold for index "
                         "boxes (the first model cards: 0.3)")
@@ -99,27 +101,31 @@ def main(argv: list[str] | None = None) -> None:
         return [t for i in range(len(images)) for t in timed(lambda i=i: fn(i), args.repeat)]
 
     print("models: " + ", ".join(model_files(detector)))
-    if args.compare_fp32:
+    if args.compare_precision:
         from vision import identify
 
-        default, identify.PRECISION = identify.PRECISION, "fp32"
+        print(f"int8 pays on this CPU (the default's choice): {identify.int8_pays()}")
+        loaded: dict[str, CardDetector] = {}
+        default = identify.PRECISION
         try:
-            floats = CardDetector.load(args.models, threads=args.threads)
+            for precision in ("int8", "fp32"):
+                identify.PRECISION = precision
+                loaded[precision] = CardDetector.load(args.models, threads=args.threads)
+                loaded[precision].scale = 1.0
         finally:
             identify.PRECISION = default
-        floats.scale = 1.0
-        both: dict[str, list[float]] = {"default": [], "fp32": []}
-        region_times: dict[str, list[float]] = {"default": [], "fp32": []}
+        print("int8 models: " + ", ".join(model_files(loaded["int8"])))
+        both: dict[str, list[float]] = {"int8": [], "fp32": []}
+        region_times: dict[str, list[float]] = {"int8": [], "fp32": []}
         for i in range(len(images)):  # alternating, so that both see the same load
-            for name, det in (("default", detector), ("fp32", floats)):
+            for name, det in loaded.items():
                 both[name] += timed(lambda det=det, i=i: det(images[i]), args.repeat)
                 region_times[name] += timed(
                     lambda det=det, i=i: det(images[i], regions=[regions[i]]), args.repeat)
-        rows.append(("full frame, all models fp32 (alternating)", both["fp32"]))
-        rows.append(("full frame, default models (alternating)", both["default"]))
-        rows.append(("one pile region, all models fp32 (alternating)", region_times["fp32"]))
-        rows.append(("one pile region, default models (alternating)",
-                     region_times["default"]))
+        for name in loaded:
+            rows.append((f"full frame, {name} models (alternating)", both[name]))
+        for name in loaded:
+            rows.append((f"one pile region, {name} models (alternating)", region_times[name]))
     rows.append(("full frame (CardDetector)", each(lambda i: detector(images[i]))))
     if args.compare_index_conf is not None:
         default = detector.index_conf

@@ -4,6 +4,7 @@ card codes (or ``none``), run with onnxruntime (no torch)."""
 from __future__ import annotations
 
 import ast
+import functools
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,11 +22,17 @@ class ModelError(ValueError):
     """A model file that is missing or not what the runtime expects."""
 
 
-#: which file of a model ``onnx_model`` loads: "auto" takes ``NAME.int8.onnx`` (made by
+#: which file of a model ``onnx_model`` loads: "int8" takes ``NAME.int8.onnx`` (made by
 #: ``scripts/quantize_models.py``) over ``NAME.onnx`` where it lies beside it; "fp32" the
-#: file named. The environment variable ``NERTZ_MODEL_PRECISION`` sets the default.
+#: file named; "auto" (the default) "int8" on a CPU whose int8 arithmetic pays
+#: (:func:`int8_pays`), else "fp32". The environment variable ``NERTZ_MODEL_PRECISION``
+#: sets the default.
 PRECISION = os.environ.get("NERTZ_MODEL_PRECISION", "auto")
-PRECISIONS = ("auto", "fp32")
+PRECISIONS = ("auto", "int8", "fp32")
+#: x86 CPU flags (``/proc/cpuinfo``) of int8 arithmetic that onnxruntime's quantized kernels
+#: run faster than its float ones: dot-product instructions (VNNI, AMX) or AVX-512's byte
+#: and word instructions; AVX2's alone are not
+INT8_FLAGS = frozenset({"avx512_vnni", "avx_vnni", "amx_int8", "avx512bw"})
 #: let onnxruntime's worker threads spin between runs (its default). Off: on a CPU shared
 #: with other work (the camera, the service, other jobs) spinning threads take turns from
 #: the ones with work (a 1280×720 frame through the localiser, another job on the second
@@ -34,15 +41,42 @@ PRECISIONS = ("auto", "fp32")
 SPIN = os.environ.get("NERTZ_ORT_SPIN", "0") == "1"
 
 
+def int8_pays(cpuinfo: str | None = None) -> bool:
+    """Whether int8 models run faster than float ones on this CPU (``cpuinfo``: the text of
+    ``/proc/cpuinfo``, read when None): an x86 CPU only with int8 dot-product instructions
+    (:data:`INT8_FLAGS`). A 2-core AMD EPYC with AVX2 and FMA, no AVX-512, ran the int8 face
+    reader slower than the float one (16 cards, 2 threads: 26.8 against 22.2 ms; a 1280×720
+    frame 512.7 against 504.5 ms, session 49), where the machine it was made on ran it 1.8×
+    faster (``models/face_reader.md``). A CPU whose flags cannot be read
+    (another system, an ARM CPU) keeps int8."""
+    if cpuinfo is None:
+        return _int8_pays_here()
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "flags":
+            return not INT8_FLAGS.isdisjoint(value.split())
+    return True
+
+
+@functools.cache
+def _int8_pays_here() -> bool:
+    try:
+        return int8_pays(Path("/proc/cpuinfo").read_text(errors="replace"))
+    except OSError:
+        return True
+
+
 def model_file(path: str | Path, precision: str | None = None) -> Path:
     """The file to load for the model at ``path``: its int8 sibling ``NAME.int8.onnx`` where
-    ``precision`` (default :data:`PRECISION`) is "auto" and the sibling exists, else
-    ``path``."""
+    ``precision`` (default :data:`PRECISION`) is "int8", or "auto" on a CPU where int8
+    pays (:func:`int8_pays`), and the sibling exists, else ``path``."""
     precision = precision or PRECISION
     if precision not in PRECISIONS:
         raise ValueError(f"precision {precision!r}: expected one of {PRECISIONS}")
+    if precision == "auto":
+        precision = "int8" if int8_pays() else "fp32"
     path = Path(path)
-    if precision == "auto" and path.suffix == ".onnx" and not path.stem.endswith(".int8"):
+    if precision == "int8" and path.suffix == ".onnx" and not path.stem.endswith(".int8"):
         int8 = path.with_name(path.stem + ".int8.onnx")
         if int8.is_file():
             return int8
@@ -52,8 +86,8 @@ def model_file(path: str | Path, precision: str | None = None) -> Path:
 def onnx_model(path: str | Path, what: str, threads: int = 2, precision: str | None = None
                ) -> tuple[Any, list[str], int]:
     """An onnxruntime session of an exported model (``model_file(path, precision)``: the
-    int8 version where there is one), its class names and input size (from the model's
-    metadata); :class:`ModelError` names what is wrong."""
+    int8 version where there is one and it pays), its class names and input size (from the
+    model's metadata); :class:`ModelError` names what is wrong."""
     import onnxruntime as ort
 
     path = model_file(path, precision)

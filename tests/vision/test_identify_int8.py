@@ -12,7 +12,7 @@ import pytest
 from vision import identify
 from vision.crops import card_quad, upright_card
 from vision.face_reader import FaceReader
-from vision.identify import MODELS, ModelError, model_file, onnx_model
+from vision.identify import MODELS, ModelError, int8_pays, model_file, onnx_model
 
 from .conftest import NEEDS_ARTWORK
 
@@ -21,16 +21,35 @@ HAS_INT8_FACE = pytest.mark.skipif(not (FACE.is_file() and FACE_INT8.is_file()),
                                    reason="no int8 face reader in models/")
 
 
-def test_the_int8_sibling_is_taken_where_there_is_one(tmp_path):
+AVX2_ONLY = "processor\t: 0\nflags\t\t: fpu sse4_2 avx avx2 fma bmi2 aes\n"
+VNNI = "processor\t: 0\nflags\t\t: fpu sse4_2 avx avx2 fma avx512f avx512_vnni\n"
+
+
+def test_int8_is_chosen_only_on_a_cpu_whose_int8_arithmetic_pays():
+    assert not int8_pays(AVX2_ONLY)
+    assert int8_pays(VNNI)
+    assert int8_pays(AVX2_ONLY.replace("avx2", "avx2 avx_vnni"))
+    assert int8_pays(AVX2_ONLY.replace("avx2", "avx2 avx512bw"))
+    # not "avx512_vnni" inside another flag's name
+    assert not int8_pays(AVX2_ONLY.replace("avx2", "avx2 xavx512_vnni"))
+    # flags that cannot be read (an ARM CPU's "Features") keep int8
+    assert int8_pays("processor\t: 0\nFeatures\t: fp asimd asimddp\n")
+
+
+@pytest.mark.parametrize("pays", [True, False])
+def test_the_int8_sibling_is_taken_where_there_is_one(tmp_path, monkeypatch, pays):
+    monkeypatch.setattr(identify, "_int8_pays_here", lambda: pays)
     fp32 = tmp_path / "reader.onnx"
     shutil.copy(MODELS / "index_classifier.onnx", fp32)
     assert model_file(fp32) == fp32
+    assert model_file(fp32, "int8") == fp32
     int8 = tmp_path / "reader.int8.onnx"
     shutil.copy(MODELS / "index_classifier.onnx", int8)  # any loadable model will do
-    assert model_file(fp32) == int8
+    assert model_file(fp32) == (int8 if pays else fp32)
+    assert model_file(fp32, "int8") == int8
     assert model_file(fp32, "fp32") == fp32
     assert model_file(int8) == int8
-    assert Path(onnx_model(fp32, "test", 1)[0]._model_path) == int8
+    assert Path(onnx_model(fp32, "test", 1, precision="int8")[0]._model_path) == int8
     assert Path(onnx_model(fp32, "test", 1, precision="fp32")[0]._model_path) == fp32
     with pytest.raises(ValueError, match="precision"):
         model_file(fp32, "int4")
@@ -47,6 +66,7 @@ def test_the_detector_loads_the_int8_face_reader_and_falls_back_to_float(tmp_pat
         return [Path(p.session._model_path).name for p in
                 (detector.localiser, detector.classifier, detector.face_reader)]
 
+    monkeypatch.setattr(identify, "PRECISION", "int8")
     assert "face_reader.int8.onnx" in files(CardDetector.load(threads=1))
     for name in ("card_detector.onnx", "index_classifier.onnx", "face_reader.onnx"):
         shutil.copy(MODELS / name, tmp_path / name)
@@ -54,6 +74,12 @@ def test_the_detector_loads_the_int8_face_reader_and_falls_back_to_float(tmp_pat
         "card_detector.onnx", "index_classifier.onnx", "face_reader.onnx"]
     monkeypatch.setattr(identify, "PRECISION", "fp32")
     assert "face_reader.onnx" in files(CardDetector.load(threads=1))
+    # the default: int8 only where this CPU's int8 arithmetic pays
+    monkeypatch.setattr(identify, "PRECISION", "auto")
+    monkeypatch.setattr(identify, "_int8_pays_here", lambda: False)
+    assert "face_reader.onnx" in files(CardDetector.load(threads=1))
+    monkeypatch.setattr(identify, "_int8_pays_here", lambda: True)
+    assert "face_reader.int8.onnx" in files(CardDetector.load(threads=1))
 
 
 @HAS_INT8_FACE
