@@ -115,8 +115,8 @@ def main(argv: list[str] | None = None) -> None:
         finally:
             identify.PRECISION = default
         print("int8 models: " + ", ".join(model_files(loaded["int8"])))
-        both: dict[str, list[float]] = {"int8": [], "fp32": []}
-        region_times: dict[str, list[float]] = {"int8": [], "fp32": []}
+        both: dict[str, list[float]] = {name: [] for name in loaded}
+        region_times: dict[str, list[float]] = {name: [] for name in loaded}
         for i in range(len(images)):  # alternating, so that both see the same load
             for name, det in loaded.items():
                 both[name] += timed(lambda det=det, i=i: det(images[i]), args.repeat)

@@ -43,8 +43,8 @@ SPIN = os.environ.get("NERTZ_ORT_SPIN", "0") == "1"
 
 def int8_pays(cpuinfo: str | None = None) -> bool:
     """Whether int8 models run faster than float ones on this CPU (``cpuinfo``: the text of
-    ``/proc/cpuinfo``, read when None): an x86 CPU only with int8 dot-product instructions
-    (:data:`INT8_FLAGS`). A 2-core AMD EPYC with AVX2 and FMA, no AVX-512, ran the int8 face
+    ``/proc/cpuinfo``, read when None): an x86 CPU only with the int8 instructions of
+    :data:`INT8_FLAGS`. A 2-core AMD EPYC with AVX2 and FMA, no AVX-512, ran the int8 face
     reader slower than the float one (16 cards, 2 threads: 26.8 against 22.2 ms; a 1280×720
     frame 512.7 against 504.5 ms and 579.2 against 570.1 ms, session 49), where the machine
     it was made on ran it 1.8× faster (``models/face_reader.md``). A CPU whose flags cannot
