@@ -9,8 +9,10 @@ one pile region, through ``vision.CardDetector`` (onnxruntime), beside Ultralyti
 Rows: ``full frame`` (the localiser on the whole frame in one pass — or on tiles for a
 model of fixed input size —, every index read and grouped), ``full frame, localiser
 only``, ``one pile region`` (a 160×200 px box around one card, the tracker's
-region-of-interest mode), and Ultralytics predicting the same frames whole (imgsz 1280;
-and as the same tiles for a tiled model). The first line names the model files loaded (an
+region-of-interest mode; and the same with only that card read, ``focus=``, as the change
+gate asks for a changed pile: the region's other cards are located, not read), and
+Ultralytics predicting the same frames whole (imgsz 1280; and as the same tiles for a tiled
+model). The first line names the model files loaded (an
 ``NAME.int8.onnx`` where there is one and this CPU's int8 arithmetic pays:
 ``vision.identify.int8_pays``); ``--compare-precision`` adds full-frame and pile-region rows
 for the int8 files (where there are) and for all-fp32 files, timed frame by frame
@@ -42,14 +44,16 @@ def timed(fn: Callable[[], object], repeat: int) -> list[float]:
     return out
 
 
-def frames(count: int, seed: int) -> tuple[list[np.ndarray], list[tuple[int, int, int, int]]]:
-    """Held-out 1280×720 stills and, for each, a pile region around one face-up card."""
+def frames(count: int, seed: int) -> tuple[list[np.ndarray], list[tuple[int, int, int, int]],
+                                          list[list[float]]]:
+    """Held-out 1280×720 stills and, for each, a pile region around one face-up card and
+    that card's box."""
     import random
 
     from vision.render.scene import random_table, render_still
 
     rng = random.Random(seed)
-    images, regions = [], []
+    images, regions, cards = [], [], []
     for _ in range(count):
         table = random_table(4, seed=rng.randrange(1 << 30))
         scene = render_still(table, seed=rng.randrange(1 << 30), size=(1280, 720),
@@ -59,7 +63,8 @@ def frames(count: int, seed: int) -> tuple[list[np.ndarray], list[tuple[int, int
         x1, y1, x2, y2 = faces[0]["box"] if faces else (600, 300, 680, 400)
         cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
         regions.append((int(cx - 80), int(cy - 100), int(cx + 80), int(cy + 100)))
-    return images, regions
+        cards.append([float(v) for v in (x1, y1, x2, y2)])
+    return images, regions, cards
 
 
 def model_files(detector: CardDetector) -> list[str]:
@@ -94,7 +99,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     detector = CardDetector.load(args.models, threads=args.threads)
     detector.scale = 1.0  # a table camera's frame: no scale search
-    images, regions = frames(args.frames, args.seed)
+    images, regions, cards = frames(args.frames, args.seed)
     rows: list[tuple[str, list[float]]] = []
 
     def each(fn: Callable[[int], object]) -> list[float]:
@@ -136,6 +141,10 @@ def main(argv: list[str] | None = None) -> None:
     rows.append(("full frame, localiser only", each(lambda i: detector.raw(images[i]))))
     rows.append(("one pile region 160x200 (CardDetector)",
                  each(lambda i: detector(images[i], regions=[regions[i]]))))
+    rows.append(("one pile region 160x200, its card read only (focus, as the gate asks)",
+                 each(lambda i: detector(images[i], regions=[regions[i]], focus=[cards[i]],
+                                         focus_slack=0.25 * max(cards[i][2] - cards[i][0],
+                                                                cards[i][3] - cards[i][1])))))
     n_tiles = len(detector.rects(1280, 720))
     if args.pt.is_file():
         try:

@@ -129,6 +129,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                    help="only the incremental row (no every-frame rows)")
     p.add_argument("--background", action="store_true",
                    help="the gate's region reads on its worker thread (background=True)")
+    p.add_argument("--no-focus", action="store_true",
+                   help="region reads read every card of the grown region (focus=False), "
+                        "as before the gate's focus")
     p.add_argument("--settle-ms", type=float, default=None,
                    help="the gate's settle_ms (default: the observer's)")
     args = p.parse_args(argv)
@@ -143,6 +146,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     gate: dict[str, Any] = {"background": True} if args.background else {}
     if args.settle_ms is not None:
         gate["settle_ms"] = args.settle_ms
+    if args.no_focus:
+        gate["focus"] = False
     obs = pipeline_observer(profile, full_every_ms=1000.0 * args.full_every,
                             observe_fps=args.observe_fps, **gate)
     prof = cProfile.Profile() if args.profile else None

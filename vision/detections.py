@@ -19,7 +19,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-__all__ = ["BoxAnnotator", "Detections", "box_iou", "merge_tiles", "nms_indices", "tiles"]
+__all__ = ["BoxAnnotator", "Detections", "box_iou", "in_boxes", "merge_tiles", "nms_indices",
+           "tiles"]
 
 
 def _obj(values: Iterable[Any], n: int) -> np.ndarray:
@@ -290,6 +291,26 @@ def clip_boxes(xyxy: np.ndarray, image_size: tuple[int, int]) -> np.ndarray:
     out = np.asarray(xyxy, np.float32).copy()
     out[:, [0, 2]] = np.clip(out[:, [0, 2]], 0, w)
     out[:, [1, 3]] = np.clip(out[:, [1, 3]], 0, h)
+    return out
+
+
+def in_boxes(xyxy: np.ndarray, boxes: Sequence[Sequence[float]], slack: float = 0.0,
+             share: float = 0.25) -> np.ndarray:
+    """Whether each box of ``xyxy`` (N×4) belongs to one of ``boxes``: its centre lies in
+    that box grown by ``slack`` each way, or ``share`` of its own area lies inside it (a
+    card across a region's edge)."""
+    d = np.asarray(xyxy, np.float64).reshape(-1, 4)
+    out = np.zeros(len(d), bool)
+    if not len(d):
+        return out
+    c = (d[:, :2] + d[:, 2:]) / 2
+    area = np.maximum((d[:, 2] - d[:, 0]) * (d[:, 3] - d[:, 1]), 1e-6)
+    for x0, y0, x1, y1 in boxes:
+        out |= ((c[:, 0] >= x0 - slack) & (c[:, 0] < x1 + slack)
+                & (c[:, 1] >= y0 - slack) & (c[:, 1] < y1 + slack))
+        w = np.clip(np.minimum(d[:, 2], x1) - np.maximum(d[:, 0], x0), 0, None)
+        h = np.clip(np.minimum(d[:, 3], y1) - np.maximum(d[:, 1], y0), 0, None)
+        out |= w * h >= share * area
     return out
 
 

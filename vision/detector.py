@@ -31,7 +31,7 @@ from .crops import (
     turn_image,
     upright_card,
 )
-from .detections import Detections, box_iou, tiles
+from .detections import Detections, box_iou, in_boxes, tiles
 from .face_reader import FaceReader, fuse
 from .identify import MODELS, IndexClassifier, ModelError, candidate_turns, onnx_model
 
@@ -366,7 +366,14 @@ class CardDetector:
         return dets
 
     def __call__(self, image: np.ndarray, regions: Sequence[Region] | None = None,
-                 scale: float | None = None) -> Detections:
+                 scale: float | None = None, focus: Sequence[Sequence[float]] | None = None,
+                 focus_slack: float = 0.0) -> Detections:
+        """The cards of ``image`` (or of its ``regions``: only those are looked at).
+        ``focus``: boxes (image pixels) inside the regions; only the cards that belong to
+        one of them (:func:`~vision.detections.in_boxes` with ``focus_slack``) are read and
+        reported. The localiser still sees the whole regions (a card's surroundings tell
+        how it lies), but the readers skip the cards around the focus: a region grown by a
+        card round a changed pile holds several unchanged cards."""
         photo = regions is None and scale is None and self.scale is None
         if photo:
             scales = self.scale_candidates(image)
@@ -377,7 +384,9 @@ class CardDetector:
                 if self._sureness(rival) > self._sureness(cards):
                     cards, scale = rival, other
         else:
-            cards = self._detect(image, regions, scale)
+            cards = self._detect(image, regions, scale, focus=focus, focus_slack=focus_slack)
+        if focus is not None:
+            cards = cards[in_boxes(cards.xyxy, focus, focus_slack)]
         if photo and self.turned_pass and max(image.shape[:2]) * scale <= self.MAX_TURNED_SIDE:
             degrees = self._turned_pass_angle(image, cards)
             cards = self._with_turned_pass(image, cards, degrees,
@@ -435,10 +444,11 @@ class CardDetector:
                      - cls.WEAK_COST * np.count_nonzero(conf < cls.WEAK_READ))
 
     def _detect(self, image: np.ndarray, regions: Sequence[Region] | None,
-                scale: float | None, pass_size: int | None = None, photo: bool = False
+                scale: float | None, pass_size: int | None = None, photo: bool = False,
+                focus: Sequence[Sequence[float]] | None = None, focus_slack: float = 0.0
                 ) -> Detections:
         dets = self.raw(image, regions, scale, pass_size)
-        cards = self.group(image, dets, split=photo)
+        cards = self.group(image, dets, split=photo, focus=focus, focus_slack=focus_slack)
         if regions is None and self.paper:
             cards = self._add_paper_cards(image, cards)
         return cards
@@ -1025,15 +1035,52 @@ class CardDetector:
             codes[i], conf[i] = names[k], float(new[k])
         return codes, conf, probs
 
-    def _read_faces(self, image: np.ndarray, faces: np.ndarray
+    def _read_faces(self, image: np.ndarray, faces: np.ndarray, read: np.ndarray | None = None
                     ) -> tuple[np.ndarray, list[np.ndarray | None] | np.ndarray,
                                list[np.ndarray | None]]:
         """Per face box: whether its card's whole outline was found, the face reader's
         probabilities of it (None without a face reader) and its card's look
-        (:func:`~vision.crops.card_look`; None where no outline was found)."""
+        (:func:`~vision.crops.card_look`; None where no outline was found). ``read``: which
+        boxes to read (default all; the others are as if no outline was found)."""
         if self.face_reader is None or not len(faces):
             return np.zeros(len(faces), bool), [None] * len(faces), [None] * len(faces)
-        return self.face_reader.read_boxes_with_looks(image, faces)
+        if read is None or read.all():
+            return self.face_reader.read_boxes_with_looks(image, faces)
+        found = np.zeros(len(faces), bool)
+        probs = np.zeros((len(faces), len(self.face_reader.names)), np.float32)
+        looks: list[np.ndarray | None] = [None] * len(faces)
+        some = np.nonzero(read)[0]
+        if len(some):
+            f, p, lk = self.face_reader.read_boxes_with_looks(image, faces[some])
+            found[some], probs[some] = f, p
+            for i, look in zip(some, lk, strict=True):
+                looks[int(i)] = look
+        return found, probs, looks
+
+    @classmethod
+    def _focused(cls, index_xyxy: np.ndarray, face_xyxy: np.ndarray, owner: np.ndarray,
+                 focus: Sequence[Sequence[float]], slack: float
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        """Which card boxes and which index boxes :meth:`group` must read for the cards
+        that belong to ``focus`` (:func:`~vision.detections.in_boxes`): the card boxes that
+        belong and the indices they own; the indices of no card box that belong (a strip
+        reported with its own box); and the card boxes such a strip overlaps, whose read
+        decides whether the strip is that card again. Each card is read as it would be
+        with no focus: its index's turn and owner still come from every box found."""
+        read_face = in_boxes(face_xyxy, focus, slack)
+        owned = owner >= 0
+
+        def owner_read() -> np.ndarray:
+            out = np.zeros(len(owner), bool)
+            out[owned] = read_face[owner[owned]]
+            return out
+
+        read_idx = np.where(owned, owner_read(), in_boxes(index_xyxy, focus, slack))
+        lone = read_idx & ~owned
+        if lone.any() and len(face_xyxy):
+            read_face |= (box_iou(face_xyxy, index_xyxy[lone]) > 0).any(axis=1)
+            read_idx |= owner_read()
+        return read_face, read_idx
 
     def _with_face(self, code: str, conf: float, row: np.ndarray | None, found: bool,
                    face_row: np.ndarray | None) -> tuple[str, float, np.ndarray | None]:
@@ -1128,16 +1175,25 @@ class CardDetector:
         others = [i for g in groups if g is not own for i in g]
         return np.array(sorted(own), members.dtype), others
 
-    def group(self, image: np.ndarray, dets: Detections, split: bool = False) -> Detections:
+    def group(self, image: np.ndarray, dets: Detections, split: bool = False,
+              focus: Sequence[Sequence[float]] | None = None, focus_slack: float = 0.0
+              ) -> Detections:
         """Read the indices and report each physical card once (with its face's read
         multiplied in where a face reader is loaded and the card's outline is found);
         ``split``: a card box's indices read as cards that rule each other out are parted
-        (:meth:`_split_members`, for a photo)."""
+        (:meth:`_split_members`, for a photo); ``focus``: only the cards that may belong
+        to one of these boxes are read (:meth:`_focused`; the others are not reported)."""
         idx = self._one_box_per_index(dets[dets.class_id == INDEX])
         faces = dets[dets.class_id == FACE]
         backs = dets[dets.class_id == BACK]
-        face_found, face_probs, face_looks = self._read_faces(image, faces.xyxy)
         owner = self._index_owner(idx.xyxy, faces.xyxy)
+        read_face = np.ones(len(faces), bool)
+        if focus is not None:
+            read_face, read_idx = self._focused(idx.xyxy, faces.xyxy, owner, focus,
+                                                focus_slack)
+            idx, owner = idx[read_idx], owner[read_idx]
+            backs = backs[in_boxes(backs.xyxy, focus, focus_slack)]
+        face_found, face_probs, face_looks = self._read_faces(image, faces.xyxy, read_face)
         codes, code_conf, code_probs = self._read_indices(image, idx.xyxy, faces.xyxy, owner)
         if len(idx) and len(faces) and self.turned_reads != "off":
             codes, code_conf, code_probs = self._read_turned(
@@ -1154,7 +1210,7 @@ class CardDetector:
         alts: list[tuple[tuple[str, float], ...]] = []
         looks: list[np.ndarray | None] = []
         used = np.zeros(len(idx), bool)
-        unread = [f for f in range(len(faces)) if not np.any(owner == f)]
+        unread = [f for f in range(len(faces)) if read_face[f] and not np.any(owner == f)]
         corner_reads = self._read_corners(image, faces.xyxy[unread]) if unread else []
         for f, (code, conf, row) in zip(unread, corner_reads, strict=True):
             if code is not None:
@@ -1168,6 +1224,8 @@ class CardDetector:
         split_off: list[int] = []
         for f in range(len(faces)):
             members = np.nonzero(owner == f)[0]
+            if not read_face[f]:
+                continue  # (out of focus: none of its indices were read either)
             if split and len(members) > 1 and self.SPLIT_CONF < 1.0:
                 members, others = self._split_members(members, codes, code_conf, code_probs)
                 split_off.extend(int(i) for i in others)

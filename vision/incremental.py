@@ -36,6 +36,7 @@ fades towards the frame.
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -45,7 +46,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from .detections import Detections, box_iou
+from .detections import Detections, box_iou, in_boxes
 
 Region = tuple[int, int, int, int]
 
@@ -101,11 +102,17 @@ class ChangeGatedDetector:
     order as without it, each seen one frame later (until then its region stays changed:
     :meth:`pending`, so a place there counts as covered). :meth:`flush` takes in a read
     still running. Full-frame detections stay in the caller's thread.
+
+    ``focus``: a region read reads only the cards its changed boxes keep (the detector's
+    ``focus=``); the cards of the margin it was grown by are located but not read.
     """
 
     #: the full-frame detections after which the scales found before no longer count:
     #: a large change (the camera moved, or was swapped)
     RESCALE_ON: tuple[str, ...] = ("large change",)
+    #: a card found in a region read belongs to a changed box when its centre lies within
+    #: this many card lengths of it (a card's centre may shift a little between two reads)
+    SLACK = 0.25
 
     def __init__(self, detector: Callable[..., Detections], width: int = 320,
                  change_threshold: float = 24.0, motion_threshold: float = 12.0,
@@ -113,8 +120,13 @@ class ChangeGatedDetector:
                  full_share: float = 0.3, margin: float | None = None,
                  calm_cards: float = 0.2, patience_ms: float = 200.0,
                  confirms: int = 1, confirm_ms: float = 400.0, confirm_regions: bool = True,
-                 drift: float = 0.05, background: bool = False) -> None:
+                 drift: float = 0.05, background: bool = False, focus: bool = True) -> None:
         self.detector = detector
+        #: a region read asks the detector to read only the cards that its changed boxes
+        #: can keep (``focus=``, where the detector takes it): the region is grown by a card
+        #: so that the localiser sees each card whole, but the cards of that margin are not
+        #: kept (:meth:`_apply`), so reading them is wasted
+        self.focus = focus and _takes_focus(detector)
         self.background = background
         self._pool: ThreadPoolExecutor | None = None
         self._job: tuple[Future[Detections], tuple[Any, ...]] | None = None
@@ -382,15 +394,22 @@ class ChangeGatedDetector:
         if self.background:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gate")
-            self._job = (self._pool.submit(self._read, image, looks), plan)
+            self._job = (self._pool.submit(self._read, image, looks, boxes), plan)
             return
-        self._apply(self._read(image, looks), *plan)
+        self._apply(self._read(image, looks, boxes), *plan)
 
-    def _read(self, image: np.ndarray, looks: list[Region]) -> Detections:
-        """One detector call on the regions (the detector runs them as one batch)."""
+    def _read(self, image: np.ndarray, looks: list[Region],
+              boxes: list[list[float]] | None = None) -> Detections:
+        """One detector call on the regions (the detector runs them as one batch); with
+        :attr:`focus`, only the cards that belong to ``boxes`` (as :meth:`_apply` keeps
+        them) are read."""
         t0 = time.perf_counter()
-        found = (self.detector(image, regions=looks, scale=self._scale)
-                 if self._scale is not None else self.detector(image, regions=looks))
+        kwargs: dict[str, Any] = {"regions": looks}
+        if self._scale is not None:
+            kwargs["scale"] = self._scale
+        if self.focus and boxes:
+            kwargs["focus"], kwargs["focus_slack"] = boxes, self.SLACK * self._card_px
+        found = self.detector(image, **kwargs)
         self.stats.detect_s += time.perf_counter() - t0
         return found
 
@@ -401,8 +420,7 @@ class ChangeGatedDetector:
         """A region read's cards replace the old ones of the changed regions and are fused
         with those of the confirmed ones; the regions are clean again (their reference:
         the frame they were read from) and each read is due a confirmation."""
-        # a card's centre may shift a little between two reads: a quarter card of slack
-        slack = 0.25 * self._card_px
+        slack = self.SLACK * self._card_px
         replace = boxes[:fresh]
         in_new = _within(found, replace, slack)
         in_old = _within(found, boxes[fresh:], slack) & ~in_new
@@ -490,32 +508,21 @@ def mark_pending(obs: Any, gate: ChangeGatedDetector,
     return obs
 
 
+def _takes_focus(detector: Callable[..., Detections]) -> bool:
+    """Whether ``detector`` takes ``focus=`` boxes (:class:`~vision.detector.CardDetector`
+    does; a stand-in in a test may not)."""
+    try:
+        return "focus" in inspect.signature(detector).parameters
+    except (TypeError, ValueError):
+        return False
+
+
 def _within(dets: Detections, boxes: Sequence[Sequence[float]], slack: float,
             share: float = 0.25) -> np.ndarray:
     """Whether each detection belongs to one of ``boxes``: its centre lies in the box grown
     by ``slack``, or ``share`` of its own box lies in it (a card across the region's edge
     that a hand partly hid: read again with the region)."""
-    out = _centres_in(dets, [_grow(b, slack) for b in boxes])
-    if not len(dets) or not len(boxes):
-        return out
-    d = dets.xyxy.astype(np.float64)
-    area = np.maximum((d[:, 2] - d[:, 0]) * (d[:, 3] - d[:, 1]), 1e-6)
-    for x0, y0, x1, y1 in boxes:
-        w = np.clip(np.minimum(d[:, 2], x1) - np.maximum(d[:, 0], x0), 0, None)
-        h = np.clip(np.minimum(d[:, 3], y1) - np.maximum(d[:, 1], y0), 0, None)
-        out |= w * h >= share * area
-    return out
-
-
-def _centres_in(dets: Detections, boxes: Sequence[Sequence[float]]) -> np.ndarray:
-    """Whether each detection's centre lies in one of ``boxes``."""
-    if not len(dets):
-        return np.zeros(0, bool)
-    c = (dets.xyxy[:, :2] + dets.xyxy[:, 2:]) / 2
-    out = np.zeros(len(dets), bool)
-    for x0, y0, x1, y1 in boxes:
-        out |= (c[:, 0] >= x0) & (c[:, 0] < x1) & (c[:, 1] >= y0) & (c[:, 1] < y1)
-    return out
+    return in_boxes(dets.xyxy, boxes, slack, share)
 
 
 def _union(boxes: Sequence[Sequence[float]]) -> list[float]:

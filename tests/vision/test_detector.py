@@ -444,7 +444,8 @@ class _ReadsByScale(CardDetector):
         super().__init__(_CatAndCard(), None, turned_pass=0.0)  # type: ignore[arg-type]
         self.reads = reads
 
-    def _detect(self, image, regions, scale, pass_size=None, photo=False):
+    def _detect(self, image, regions, scale, pass_size=None, photo=False, focus=None,
+                focus_slack=0.0):
         conf = self.reads[round(scale, 3)]
         boxes = np.array([[10 * k, 0, 10 * k + 8, 12] for k in range(len(conf))], np.float32)
         return Detections.create(boxes.reshape(-1, 4), np.array(conf, np.float32),
@@ -740,7 +741,8 @@ class _TwoLooks(CardDetector):
     def scale_candidates(self, image: np.ndarray) -> list[float]:
         return [1.0]
 
-    def _detect(self, image, regions, scale, pass_size=None, photo=False):
+    def _detect(self, image, regions, scale, pass_size=None, photo=False, focus=None,
+                focus_slack=0.0):
         self.looks += 1
         if image.shape[:2] == (400, 600):
             return self.upright
@@ -989,3 +991,80 @@ def test_a_photos_weak_back_boxes_are_kept_for_the_back_check_to_judge():
     np.testing.assert_allclose(kept.xyxy, boxes[:1])  # 0.2 ≥ 0.15; 0.05 is not
     detector.photos = False  # a table camera's frame: 0.3 again
     assert len(detector.raw(image)) == 0
+
+
+@NEEDS_ARTWORK
+@pytest.mark.skipif(not (MODELS / "card_detector.onnx").is_file(), reason="no localiser")
+def test_a_focused_region_read_reads_fewer_cards_and_reports_them_as_the_whole_region_does(
+        card_cache):
+    """With ``focus``, a region's cards that belong to the focus boxes are reported exactly
+    as a read of the whole region reports them (same codes, boxes, confidences and next
+    reads), the region's other cards not at all, and the readers see fewer crops."""
+    from vision.detections import in_boxes
+
+    scene = render_still(random_table(3, 8), 8, size=(1280, 720), split="test")
+    image = scene.image
+    detector = CardDetector.load()
+    detector.photos = False
+    scale = detector.estimate_scale(image)
+    crops = {"index": 0, "face": 0}
+    index_probs = detector.classifier.probabilities
+    face_probs = detector.face_reader.probabilities
+
+    def count(kind, fn):
+        def counted(batch):
+            crops[kind] += len(batch)
+            return fn(batch)
+        return counted
+
+    detector.classifier.probabilities = count("index", index_probs)
+    detector.face_reader.probabilities = count("face", face_probs)
+    cards = [c for c in scene.cards if c["face_up"] and c["visible"] >= 0.8]
+    assert len(cards) >= 4
+    checked = 0
+    whole_crops = focused_crops = 0
+    for c in cards[:6]:
+        x0, y0, x1, y1 = (float(v) for v in c["box"])
+        side = max(x1 - x0, y1 - y0)
+        look = (max(0, int(x0 - side)), max(0, int(y0 - side)),
+                min(image.shape[1], int(x1 + side)), min(image.shape[0], int(y1 + side)))
+        focus, slack = [[x0, y0, x1, y1]], 0.25 * side
+        before = dict(crops)
+        whole = detector(image, regions=[look], scale=scale)
+        whole_crops += sum(crops.values()) - sum(before.values())
+        before = dict(crops)
+        focused = detector(image, regions=[look], scale=scale, focus=focus, focus_slack=slack)
+        focused_crops += sum(crops.values()) - sum(before.values())
+        kept = whole[in_boxes(whole.xyxy, focus, slack)]
+        assert len(kept) < len(whole) or len(whole) <= 1
+        assert len(focused) == len(kept)
+        order_a, order_b = np.lexsort(kept.xyxy.T), np.lexsort(focused.xyxy.T)
+        assert list(kept.code[order_a]) == list(focused.code[order_b])
+        np.testing.assert_allclose(kept.xyxy[order_a], focused.xyxy[order_b], atol=1e-3)
+        np.testing.assert_allclose(kept.confidence[order_a], focused.confidence[order_b],
+                                   atol=1e-5)
+        assert list(kept.alternatives[order_a]) == list(focused.alternatives[order_b])
+        checked += len(kept)
+    assert checked >= 4
+    assert focused_crops < 0.8 * whole_crops, (focused_crops, whole_crops)
+
+
+def test_focus_reads_the_cards_a_focus_box_can_keep_and_the_boxes_they_need():
+    """:meth:`CardDetector._focused`: a card box in focus is read with its indices; a card
+    box out of focus is not, nor its indices, even one lying in the focus; a strip of no
+    card box in focus is read, with any card box it overlaps; without card boxes only the
+    strips in focus."""
+    faces = np.array([[100, 100, 150, 170], [300, 100, 350, 170], [190, 100, 240, 170]],
+                     np.float32)
+    idx = np.array([[102, 102, 112, 122],    # on face 0 (in focus)
+                    [302, 102, 312, 122],    # on face 1 (out of focus), inside the focus box
+                    [160, 100, 195, 110],    # a strip of no card, in focus, on face 2's edge
+                    [500, 500, 510, 520]],   # a strip far away
+                   np.float32)
+    owner = np.array([0, 1, -1, -1])
+    focus = [[90, 90, 180, 180], [295, 95, 315, 125]]
+    read_face, read_idx = CardDetector._focused(idx, faces, owner, focus, 5.0)
+    assert list(read_face) == [True, False, True]
+    assert list(read_idx) == [True, False, True, False]
+    read_face, read_idx = CardDetector._focused(idx, faces[:0], np.full(4, -1), focus, 5.0)
+    assert len(read_face) == 0 and list(read_idx) == [True, True, True, False]

@@ -90,14 +90,17 @@ def read_video(path: Path) -> list[np.ndarray]:
 
 
 def scene(tmp_path: Path, carry: str = "KS", to: tuple[int, int] = (420, 150),
-          cover: str | None = None) -> tuple[list[np.ndarray], list[tuple | None]]:
-    """Frames at 10 fps: 7H and 3D lie still; from frame 5 a hand carries ``carry`` in from
-    the right and puts it at ``to`` (on ``cover`` lying there from the start, if given),
-    leaves by frame 13; then nothing moves. Returns the frames as read back from an MJPG
-    file and the hand's box per frame."""
+          cover: str | None = None, beside: str | None = None
+          ) -> tuple[list[np.ndarray], list[tuple | None]]:
+    """Frames at 10 fps: 7H and 3D lie still (and ``beside``, if given, a little left of
+    ``to``); from frame 5 a hand carries ``carry`` in from the right and puts it at ``to``
+    (on ``cover`` lying there from the start, if given), leaves by frame 13; then nothing
+    moves. Returns the frames as read back from an MJPG file and the hand's box per
+    frame."""
     rng = np.random.default_rng(7)
     seven, three, moved = _card("7H"), _card("3D"), _card(carry)
     under = _card(cover) if cover else None
+    neighbour = _card(beside) if beside else None
     path_x = [700, 640, 580, 520, 470, to[0] + 20, to[0] + 20, to[0] + 20]  # frames 5-12
     frames, hands = [], []
     for i in range(30):
@@ -106,6 +109,8 @@ def scene(tmp_path: Path, carry: str = "KS", to: tuple[int, int] = (420, 150),
         paste_card(img, three, 250, 60)
         if under is not None:
             paste_card(img, under, *to)
+        if neighbour is not None:
+            paste_card(img, neighbour, to[0] - 60, to[1])
         hand = None
         if i >= 10:
             paste_card(img, moved, *to)
@@ -349,3 +354,41 @@ def test_a_first_frames_odd_scale_gives_way_to_the_later_ones(tmp_path, detector
     for i, img in enumerate(frames):
         gate(img, i * 100.0)
     assert counting.used[0] == 0.8 and counting.used[-1] == 1.0
+
+
+def test_a_focused_gate_reads_fewer_cards_and_sees_the_same(tmp_path):
+    """The gate asks the detector to read only the cards its changed boxes keep
+    (``focus``): with a card lying just beside the changed spot (inside the region grown
+    by a card, outside the change), every frame's detections are the same as with every
+    card of the region read, and the readers see fewer crops."""
+    from vision.detector import CardDetector
+
+    frames, _hands = scene(tmp_path, beside="9C")
+    runs = {}
+    for focus in (True, False):
+        detector = CardDetector.load()
+        crops = [0]
+        read = detector.classifier.probabilities
+
+        def counted(batch, read=read, crops=crops):
+            crops[0] += len(batch)
+            return read(batch)
+
+        detector.classifier.probabilities = counted
+        gate = ChangeGatedDetector(detector, full_every_ms=0, focus=focus)
+        assert gate.focus is focus
+        seen = [_cards(gate(img, i * 100.0)) for i, img in enumerate(frames)]
+        runs[focus] = (seen, crops[0], gate.stats.full, gate.stats.regions)
+    assert runs[True][0] == runs[False][0]
+    assert any(c == "KS" for c, _b in runs[True][0][-1])
+    assert any(c == "9C" for c, _b in runs[True][0][-1])
+    assert runs[True][2:] == runs[False][2:] and runs[True][3] > 0
+    assert runs[True][1] < runs[False][1], (runs[True][1], runs[False][1])
+
+
+def test_a_detector_that_takes_no_focus_is_asked_without_one(tmp_path, detector):
+    """A stand-in detector with no ``focus`` parameter (like :class:`Counting`) is called
+    as before: the gate's focus is off for it."""
+    gate = ChangeGatedDetector(Counting(detector))
+    assert not gate.focus
+    assert ChangeGatedDetector(detector).focus
