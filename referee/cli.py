@@ -508,6 +508,9 @@ def replay_cmd(
               f"{score.get('scores')}, {len(report.get('flags', []))} flag(s)", highlight=False)
     if not report.get("dealt") and report.get("note"):
         err.print(f"note: {report['note']}", highlight=False)
+    if report.get("frames_failed") and not report.get("error"):
+        err.print(f"note: {report['frames_failed']} frame(s) could not be looked at and were "
+                  f"skipped (the first: {report['failures'][0]})", highlight=False)
     if report.get("error"):
         raise _fail(report["error"], 1)
 

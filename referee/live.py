@@ -509,6 +509,11 @@ class VisionPipeline:
         except (ReplayError, ValueError) as exc:
             raise SourceError(f"cannot set up the vision pipeline: {exc}") from None
         self.frame = 0
+        #: frames the observer failed on and skipped, in all and in a row now; the last
+        #: failure ("frame N: Error: message")
+        self.failed = 0
+        self.failed_in_a_row = 0
+        self.last_failure: str | None = None
 
     def keep(self, n: int, jpeg: bytes) -> None:
         """Keep frame ``n`` (JPEG) for review, when this source keeps frames."""
@@ -517,9 +522,25 @@ class VisionPipeline:
             (self.frames_dir / f"{n:06d}.jpg").write_bytes(jpeg)
 
     def process(self, image: Any, t_ms: int) -> list[dict[str, Any]]:
-        """One frame in, the tracker's events out."""
-        obs = self.observe(image, self.frame, t_ms)
+        """One frame in, the tracker's events out. A frame the observer fails on is skipped
+        (no events; :attr:`failed`), as ``nertz replay`` skips it; failing on
+        ``referee.replay.MAX_FAILED_IN_A_ROW`` frames in a row raises :class:`SourceError`
+        (what was recorded stays)."""
+        from . import replay
+
+        n = self.frame
         self.frame += 1
+        try:
+            obs = self.observe(image, n, t_ms)
+        except Exception as exc:  # noqa: BLE001 - one bad frame must not stop the round
+            self.failed += 1
+            self.failed_in_a_row += 1
+            self.last_failure = f"frame {n}: {type(exc).__name__}: {exc}"
+            if self.failed_in_a_row >= replay.MAX_FAILED_IN_A_ROW:
+                raise SourceError(f"the vision pipeline failed on {self.failed_in_a_row} "
+                                  f"frames in a row (the last: {self.last_failure})") from None
+            return []
+        self.failed_in_a_row = 0
         return list(self.tracker.update(obs))
 
     def call(self, seat: int, t_ms: int) -> list[dict[str, Any]]:

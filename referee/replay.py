@@ -155,6 +155,13 @@ def _thumb(image: np.ndarray, width: int = 480) -> np.ndarray:
     return cv2.resize(image, (width, int(round(h * width / w))), interpolation=cv2.INTER_LINEAR)
 
 
+#: the observer failing on this many observed frames in a row ends the replay (a frame it
+#: fails on is skipped; one bad frame must not lose the rest of the round)
+MAX_FAILED_IN_A_ROW = 30
+#: failures named in the report (the count has them all)
+MAX_FAILURES_LISTED = 20
+
+
 def replay_video(video: str | Path, out_dir: str | Path, observer: Observer, rules: HouseRules,
                  seats: int, calls: list[tuple[int, float]] | None = None,
                  progress: Callable[[int, int], None] | None = None,
@@ -162,7 +169,9 @@ def replay_video(video: str | Path, out_dir: str | Path, observer: Observer, rul
     """Run a video through the observer and the tracker; write ``events.jsonl``,
     ``report.json`` and ``report.html`` to ``out_dir`` (also when the video ends early:
     ``report["error"]`` then says why, and everything decided up to the last good frame is
-    kept). Returns the report.
+    kept). A frame the observer fails on is skipped (``report["frames_failed"]``, the first
+    :data:`MAX_FAILURES_LISTED` in ``report["failures"]``); :data:`MAX_FAILED_IN_A_ROW`
+    failures in a row end the replay with an error. Returns the report.
 
     ``observe_fps`` (default: the observer's own ``observe_fps``, else every frame; 0 or
     less: every frame): the observer sees every k-th frame, k = the video's fps divided by
@@ -192,6 +201,8 @@ def replay_video(video: str | Path, out_dir: str | Path, observer: Observer, rul
     marker_ids = set(layout.ids) if layout is not None else set()
     most_markers = -1  # (-1: none looked for)
     error = None
+    failed: list[str] = []  # frames the observer failed on (skipped)
+    in_a_row = 0
     while True:
         if frame % stride:  # not observed: grab it (the stream advances), skip the image
             if not cap.grab():
@@ -210,8 +221,18 @@ def replay_video(video: str | Path, out_dir: str | Path, observer: Observer, rul
         try:
             obs = observer(image, frame, t_ms)
         except Exception as exc:  # noqa: BLE001 - a bad frame must not lose the round
-            error = f"frame {frame}: the observer failed: {type(exc).__name__}: {exc}"
-            break
+            failed.append(f"frame {frame}: {type(exc).__name__}: {exc}")
+            in_a_row += 1
+            if in_a_row >= MAX_FAILED_IN_A_ROW:
+                error = (f"frame {frame}: the observer failed on {in_a_row} frames in a row "
+                         f"(the first: {failed[-in_a_row]}); the report holds what was "
+                         f"decided up to frame {frame - in_a_row * stride}")
+                break
+            frame += 1  # a frame it cannot look at is skipped: play goes on
+            if progress is not None:
+                progress(frame, total)
+            continue
+        in_a_row = 0
         recent.append((frame, _thumb(image)))
         table_frames += bool(obs.table_found)
         seen = getattr(model, "markers_in_view", None)
@@ -239,7 +260,8 @@ def replay_video(video: str | Path, out_dir: str | Path, observer: Observer, rul
     report = tracker.report()
     report.update(video=str(video), fps=fps, frames=frame, frames_expected=total,
                   frames_observed=observed, stride=stride, error=error,
-                  calls_input=calls is not None)
+                  calls_input=calls is not None, frames_failed=len(failed),
+                  failures=failed[:MAX_FAILURES_LISTED])
     gate = getattr(observer, "gate", None)
     if gate is not None:
         report["detector"] = gate.stats.as_dict()
@@ -314,6 +336,9 @@ def _html(report: dict[str, Any], events: list[dict[str, Any]]) -> str:
         if ev["type"] in ("move", "flag", "call", "retract", "unseen", "round_end"))
     err = f"<p class='err'>{e(report['error'])}</p>" if report.get("error") else ""
     note = f"<p>{e(report['note'])}</p>" if report.get("note") else ""
+    if report.get("frames_failed"):
+        note += (f"<p class='err'>{report['frames_failed']} frame(s) could not be looked at "
+                 f"and were skipped: {e('; '.join(report.get('failures') or []))}</p>")
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>Nertz replay</title>
 <style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}
 td,th{{border:1px solid #ccc;padding:4px 10px}}.tl{{position:relative;height:30px;

@@ -198,3 +198,80 @@ def test_a_replay_whose_table_shows_too_few_markers_says_how_many(tmp_path):
     report = replay_video(video, tmp_path / "out", pipeline_observer(path), HouseRules(), 2)
     assert report["frames_with_table"] == 0
     assert "at most 2 of its 4 markers in view at once, 3 needed" in report["note"]
+
+
+class Failing(Recorder):
+    """An observer that fails (as a detector bug or a corrupt frame would) on some frames."""
+
+    def __init__(self, bad):
+        super().__init__()
+        self.bad = bad
+
+    def __call__(self, image, frame, t_ms):
+        if self.bad(frame):
+            raise IndexError(f"nothing to read in frame {frame}")
+        return super().__call__(image, frame, t_ms)
+
+
+def test_a_frame_the_observer_fails_on_is_skipped_and_play_goes_on(tmp_path):
+    video = tmp_path / "v.avi"
+    _video(video, 30)
+    rec = Failing(lambda f: f in (6, 9))
+    report = replay_video(video, tmp_path / "out", rec, HouseRules(), 2, observe_fps=10)
+    assert [f for f, _t, _g in rec.seen] == [0, 3, 12, 15, 18, 21, 24, 27]
+    assert report["error"] is None and report["frames"] == 30
+    assert report["frames_failed"] == 2
+    assert report["failures"][0].startswith("frame 6: IndexError")
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "2 frame(s) could not be looked at" in html and "frame 9" in html
+
+
+def test_failing_on_many_frames_in_a_row_ends_the_replay_and_keeps_the_report(tmp_path,
+                                                                              monkeypatch):
+    video = tmp_path / "v.avi"
+    _video(video, 60)
+    monkeypatch.setattr(replay_mod, "MAX_FAILED_IN_A_ROW", 3)
+    rec = Failing(lambda f: f >= 12)
+    report = replay_video(video, tmp_path / "out", rec, HouseRules(), 2, observe_fps=10)
+    assert [f for f, _t, _g in rec.seen] == [0, 3, 6, 9]
+    assert report["frames_failed"] == 3 and report["frames"] == 18
+    assert "failed on 3 frames in a row" in report["error"]
+    assert "frame 12: IndexError" in report["error"]
+    assert "up to frame 9" in report["error"]
+    for name in ("events.jsonl", "report.json", "report.html"):
+        assert (tmp_path / "out" / name).is_file()
+
+
+def test_a_live_pipeline_skips_a_frame_it_fails_on_and_stops_after_many_in_a_row(
+        tmp_path, monkeypatch):
+    """The service's vision source (``VisionPipeline.process``) skips a frame its observer
+    fails on, as ``nertz replay`` does, and raises a one-line ``SourceError`` (which the
+    service reports as the source stopping) only after many failures in a row."""
+    import pytest
+
+    from referee.live import SourceError, VisionPipeline
+
+    labels = tmp_path / "v.labels.jsonl"
+    lines = [{"type": "header", "fps": 10}]
+    lines += [{"frame": f, "t_ms": f * 100, "cards": [], "hands": []} for f in range(40)]
+    labels.write_text("\n".join(json.dumps(x) for x in lines))
+    pipeline = VisionPipeline({"id": 1, "seats": 2}, HouseRules(), labels=labels)
+    observe = pipeline.observe
+    bad = {3, 5, 6}
+
+    def failing(image, frame, t_ms):
+        if frame in bad or frame >= 20:
+            raise IndexError(f"nothing to read in frame {frame}")
+        return observe(image, frame, t_ms)
+
+    pipeline.observe = failing
+    monkeypatch.setattr(replay_mod, "MAX_FAILED_IN_A_ROW", 3)
+    image = np.zeros((48, 64, 3), np.uint8)
+    for f in range(20):
+        assert pipeline.process(image, f * 100) == [] or f not in bad
+    assert pipeline.failed == 3 and pipeline.frame == 20
+    assert pipeline.last_failure == "frame 6: IndexError: nothing to read in frame 6"
+    pipeline.process(image, 2000)
+    pipeline.process(image, 2100)
+    with pytest.raises(SourceError, match="failed on 3 frames in a row"):
+        pipeline.process(image, 2200)
