@@ -42,16 +42,21 @@ Region = tuple[int, int, int, int]
 class Localiser:
     """The YOLO detector of ``index``, ``face`` and ``back`` boxes, run on square tiles."""
 
-    #: inputs of at most this many pixels run on one thread: for a small region, a second
-    #: thread costs more than it gives (a 160×200 region: 14 ms on one, 26 ms on two)
-    SMALL_INPUT = 320 * 320
+    #: inputs of at most this many pixels run on one thread (0: none). Once a second thread
+    #: cost more than it gave for a small region (160×200: 14 ms on one, 26 ms on two, with
+    #: onnxruntime's threads spinning); session 50 (threads not spinning, 2-core AMD EPYC):
+    #: a 288 px region 35.3 ms on one thread, 23.6 on two; 60 s of 720p replay 1.53× →
+    #: 1.67× real time (with the face reader's too: 1.71×), and with a busy loop on the
+    #: second core 1.15–1.18× against 1.13–1.14×; two tables of the service, each playing
+    #: the 720p demo round: 8.5 → 8.1 frames/s flat out, 7.8 → 8.4 held at real time
+    SMALL_INPUT = 0
     #: the most input pixels one run takes: larger batches of tiles run in parts
     MAX_BATCH_PIXELS = 2 * 1280 * 1280
 
     def __init__(self, path: str | Path, threads: int = 2) -> None:
         self.session, self.names, self.tile = onnx_model(path, "localiser", threads)
-        self.small_session = (onnx_model(path, "localiser", 1)[0] if threads > 1
-                              else self.session)
+        self.small_session = (onnx_model(path, "localiser", 1)[0]
+                              if threads > 1 and self.SMALL_INPUT > 0 else self.session)
         self.input = self.session.get_inputs()[0].name
         self._buffers = threading.local()
         shape = self.session.get_inputs()[0].shape

@@ -33,9 +33,10 @@ class FaceReader:
     WEIGHT, SUIT_WEIGHT = 1.0, 0.5
     #: a face whose ``none`` probability is above this is not used (a back, a hand over it)
     MAX_NONE = 0.5
-    #: batches of at most this many cards run on one thread (faster for a few cards, and
-    #: with another job on the second core; as ``IndexClassifier.SMALL_BATCH``)
-    SMALL_BATCH = 32
+    #: batches of at most this many cards run on one thread (0: none; as
+    #: ``IndexClassifier.SMALL_BATCH`` and ``Localiser.SMALL_INPUT``: session 50's replay
+    #: 1.67× → 1.71× real time with all three on two threads)
+    SMALL_BATCH = 0
     #: where a card's outline is not found in its box grown by 10 % (a neighbour touching
     #: it), look again in the box grown by this much (None: not again)
     FALLBACK_MARGIN: float | None = 0.0
@@ -52,8 +53,8 @@ class FaceReader:
             raise ModelError(f"{path}: the face reader carries no input size") from None
         self.size = (w, h)  # width, height
         self.input = self.session.get_inputs()[0].name
-        self.small_session = (onnx_model(path, "face reader", 1)[0] if threads > 1
-                              else self.session)
+        self.small_session = (onnx_model(path, "face reader", 1)[0]
+                              if threads > 1 and self.SMALL_BATCH > 0 else self.session)
 
     @classmethod
     def load(cls, path: str | Path | None = None, threads: int = 2) -> FaceReader | None:
