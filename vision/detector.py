@@ -390,12 +390,12 @@ class CardDetector:
                     cards, scale = rival, other
         else:
             cards = self._detect(image, regions, scale, focus=focus, focus_slack=focus_slack)
-        if focus is not None:
-            cards = cards[in_boxes(cards.xyxy, focus, focus_slack)]
         if photo and self.turned_pass and max(image.shape[:2]) * scale <= self.MAX_TURNED_SIDE:
             degrees = self._turned_pass_angle(image, cards)
             cards = self._with_turned_pass(image, cards, degrees,
                                            upright=degrees != self.turned_pass)
+        if focus is not None:
+            cards = cards[in_boxes(cards.xyxy, focus, focus_slack)]
         if self.back_check is not None and (photo and self.photos or self.check_frame_backs):
             cards = self._checked_backs(image, cards)
         return cards

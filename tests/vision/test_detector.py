@@ -1047,6 +1047,10 @@ def test_a_focused_region_read_reads_fewer_cards_and_reports_them_as_the_whole_r
         checked += len(kept)
     assert checked >= 4
     assert focused_crops < 0.8 * whole_crops, (focused_crops, whole_crops)
+    # a whole photo (scale search, the turned second look) with a focus: only its cards
+    detector.photos = True
+    photo = detector(image, focus=focus, focus_slack=slack)
+    assert len(photo) and in_boxes(photo.xyxy, focus, slack).all()
 
 
 def test_focus_reads_the_cards_a_focus_box_can_keep_and_the_boxes_they_need():
