@@ -514,6 +514,7 @@ class VisionPipeline:
         self.failed = 0
         self.failed_in_a_row = 0
         self.last_failure: str | None = None
+        self._noted = 0  # failures announced by failure_notes() so far
 
     def keep(self, n: int, jpeg: bytes) -> None:
         """Keep frame ``n`` (JPEG) for review, when this source keeps frames."""
@@ -542,6 +543,19 @@ class VisionPipeline:
             return []
         self.failed_in_a_row = 0
         return list(self.tracker.update(obs))
+
+    #: after the first skipped frame, one note per this many more
+    NOTE_EVERY = 100
+
+    def failure_notes(self) -> list[str]:
+        """A problem to announce for the frames skipped since the last call: the first
+        skipped frame, then one note per :attr:`NOTE_EVERY` more (none otherwise)."""
+        if self.failed <= self._noted or (self._noted and
+                                          self.failed < self._noted + self.NOTE_EVERY):
+            return []
+        self._noted = self.failed
+        return [f"a frame was skipped: the vision pipeline failed on it ({self.last_failure}); "
+                f"{self.failed} skipped so far"]
 
     def call(self, seat: int, t_ms: int) -> list[dict[str, Any]]:
         """A call pressed on the page, as the tracker records it."""

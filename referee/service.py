@@ -428,6 +428,8 @@ class Service:
                             self.problem(s, probs)
                     if batch.jpeg is not None:
                         s.jpeg = batch.jpeg
+                    if s.pipeline is not None:
+                        self.problem(s, s.pipeline.failure_notes())
                     if s.round_id not in self.sessions:
                         return
                     self.record_revised(s, out, "source", pos=batch.pos)
@@ -502,6 +504,7 @@ class Service:
             e.setdefault("frame", n)
         async with s.lock:
             s.jpeg = jpeg
+            self.problem(s, s.pipeline.failure_notes())
             out: list[dict[str, Any]] = []
             for event in events:
                 recorded, probs = s.engine.feed(event)

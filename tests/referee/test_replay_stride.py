@@ -267,11 +267,21 @@ def test_a_live_pipeline_skips_a_frame_it_fails_on_and_stops_after_many_in_a_row
     pipeline.observe = failing
     monkeypatch.setattr(replay_mod, "MAX_FAILED_IN_A_ROW", 3)
     image = np.zeros((48, 64, 3), np.uint8)
+    notes = []
     for f in range(20):
         assert pipeline.process(image, f * 100) == [] or f not in bad
+        notes += pipeline.failure_notes()
     assert pipeline.failed == 3 and pipeline.frame == 20
     assert pipeline.last_failure == "frame 6: IndexError: nothing to read in frame 6"
+    # the service announces the first skipped frame, then one note per NOTE_EVERY more
+    assert len(notes) == 1 and "frame 3: IndexError" in notes[0]
+    assert notes[0].endswith("1 skipped so far")
+    pipeline.NOTE_EVERY = 2
+    assert pipeline.failure_notes()[0].endswith("3 skipped so far")  # 1 + 2
+    assert pipeline.failure_notes() == []
     pipeline.process(image, 2000)
+    assert pipeline.failure_notes() == []
     pipeline.process(image, 2100)
+    assert pipeline.failure_notes()[0].endswith("5 skipped so far")
     with pytest.raises(SourceError, match="failed on 3 frames in a row"):
         pipeline.process(image, 2200)
