@@ -281,3 +281,19 @@ def test_looks_stay_parallel_through_slicing_merging_and_nms():
     assert both.offset(5, 5).look[0] is both.look[0]
     with pytest.raises(ValueError, match="expected 1 entries, got 2"):
         Detections.create([[0, 0, 1, 1]], look=[None, None])
+
+
+def test_a_box_belongs_to_a_region_by_its_centre_with_slack_or_by_a_share_of_its_area():
+    from vision.detections import in_boxes
+
+    region = [[100, 100, 200, 200]]
+    boxes = np.array([[140, 140, 160, 160],    # inside
+                      [197, 140, 217, 160],    # centre 207: outside, within slack 10
+                      [205, 140, 225, 160],    # centre 215: outside even with slack
+                      [80, 80, 120, 120],      # centre outside, a quarter of it inside
+                      [0, 0, 10, 10]], np.float32)
+    assert list(in_boxes(boxes, region)) == [True, False, False, True, False]
+    assert list(in_boxes(boxes, region, slack=10)) == [True, True, False, True, False]
+    assert list(in_boxes(boxes, region, share=0.3)) == [True, False, False, False, False]
+    assert list(in_boxes(boxes, [])) == [False] * 5
+    assert in_boxes(np.zeros((0, 4)), region).shape == (0,)
