@@ -126,7 +126,7 @@ class ChangeGatedDetector:
         #: can keep (``focus=``, where the detector takes it): the region is grown by a card
         #: so that the localiser sees each card whole, but the cards of that margin are not
         #: kept (:meth:`_apply`), so reading them is wasted
-        self.focus = focus and _takes_focus(detector)
+        self.focus = bool(focus) and _takes_focus(detector)
         self.background = background
         self._pool: ThreadPoolExecutor | None = None
         self._job: tuple[Future[Detections], tuple[Any, ...]] | None = None
