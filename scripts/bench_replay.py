@@ -6,6 +6,7 @@ card detector on every frame, in the same run.
     python -m scripts.bench_replay                        # 60 s of a 2-seat round
     python -m scripts.bench_replay --seconds 30 --baseline-seconds 3
     python -m scripts.bench_replay --no-baseline --profile 40   # where the time goes
+    python -m scripts.bench_replay --no-baseline --no-focus     # region reads read every card
 
 The video is round 0 of ``scripts.eval_replay`` (2 seats, nertz preset, the same camera and
 seed) rendered at 30 fps with markers, kept in ``--cache`` and reused. Rows:
