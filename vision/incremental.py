@@ -422,14 +422,16 @@ class ChangeGatedDetector:
         the frame they were read from) and each read is due a confirmation."""
         slack = self.SLACK * self._card_px
         replace = boxes[:fresh]
-        in_new = _within(found, replace, slack)
-        in_old = _within(found, boxes[fresh:], slack) & ~in_new
+        # a card belongs to a box by its centre, or by a quarter of its own box (a card
+        # across the region's edge that a hand partly hid: read again with the region)
+        in_new = in_boxes(found.xyxy, replace, slack)
+        in_old = in_boxes(found.xyxy, boxes[fresh:], slack) & ~in_new
         dets = self.detections
         if replace:
             # the new cards of a changed region replace the old ones there and any old box
             # of the same card
             new = found[in_new]
-            stale = _within(dets, replace, 0.0)
+            stale = in_boxes(dets.xyxy, replace)
             if len(new) and len(dets):
                 stale |= (box_iou(dets.xyxy, new.xyxy) > 0.3).any(axis=1)
             dets = Detections.merge([dets[~stale], new])
@@ -515,14 +517,6 @@ def _takes_focus(detector: Callable[..., Detections]) -> bool:
         return "focus" in inspect.signature(detector).parameters
     except (TypeError, ValueError):
         return False
-
-
-def _within(dets: Detections, boxes: Sequence[Sequence[float]], slack: float,
-            share: float = 0.25) -> np.ndarray:
-    """Whether each detection belongs to one of ``boxes``: its centre lies in the box grown
-    by ``slack``, or ``share`` of its own box lies in it (a card across the region's edge
-    that a hand partly hid: read again with the region)."""
-    return in_boxes(dets.xyxy, boxes, slack, share)
 
 
 def _union(boxes: Sequence[Sequence[float]]) -> list[float]:
