@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import html
 import json
+import queue
+import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -155,6 +157,70 @@ def _thumb(image: np.ndarray, width: int = 480) -> np.ndarray:
     return cv2.resize(image, (width, int(round(h * width / w))), interpolation=cv2.INTER_LINEAR)
 
 
+class _FrameReader:
+    """The observed frames of an open ``cv2.VideoCapture``, decoded on a thread ahead of the
+    caller: ``(frame number, image, thumbnail)`` for every ``stride``-th frame, the frames
+    between only grabbed. Decoding runs while the caller observes (OpenCV lets go of the
+    GIL), so the second core decodes while the first runs the table model and tracker.
+    :attr:`frames`: how many frames the stream gave (valid once iteration ends)."""
+
+    AHEAD = 3  #: decoded frames held ready (each 2.8 MB at 1280×720)
+
+    def __init__(self, cap: cv2.VideoCapture, stride: int) -> None:
+        self.cap, self.stride = cap, stride
+        self.frames = 0
+        self._queue: queue.Queue[tuple[int, np.ndarray, np.ndarray] | None] = queue.Queue(
+            self.AHEAD)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="replay-decode", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        cap, frame = self.cap, 0
+        try:
+            while not self._stop.is_set():
+                if frame % self.stride:  # not observed: the stream advances, no image
+                    if not cap.grab():
+                        break
+                    frame += 1
+                    continue
+                ok, image = cap.read()
+                if not ok or image is None:
+                    break
+                item = (frame, image, _thumb(image))
+                frame += 1
+                while not self._stop.is_set():
+                    try:
+                        self._queue.put(item, timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+        except cv2.error:  # a stream OpenCV gives up on ends like a truncated one
+            pass
+        finally:
+            self.frames = frame
+            self._put_end()
+
+    def _put_end(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self._queue.put(None, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    def __iter__(self) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+        while (item := self._queue.get()) is not None:
+            yield item
+        self._thread.join()
+
+    def close(self) -> None:
+        """Stop decoding (the caller stopped early, or is done) and release the video."""
+        self._stop.set()
+        self._thread.join()
+        self.cap.release()
+
+
 #: the observer failing on this many observed frames in a row ends the replay (a frame it
 #: fails on is skipped; one bad frame must not lose the rest of the round)
 MAX_FAILED_IN_A_ROW = 30
@@ -203,48 +269,42 @@ def replay_video(video: str | Path, out_dir: str | Path, observer: Observer, rul
     error = None
     failed: list[str] = []  # frames the observer failed on (skipped)
     in_a_row = 0
-    while True:
-        if frame % stride:  # not observed: grab it (the stream advances), skip the image
-            if not cap.grab():
-                break
-            frame += 1
+    reader = _FrameReader(cap, stride)
+    try:
+        for frame, image, thumb in reader:
+            observed += 1
+            t_ms = frame * 1000.0 / fps
+            while pending and pending[0][1] <= t_ms:
+                tracker.call(*pending.pop(0))
+            try:
+                obs = observer(image, frame, t_ms)
+            except Exception as exc:  # noqa: BLE001 - a bad frame must not lose the round
+                failed.append(f"frame {frame}: {type(exc).__name__}: {exc}")
+                in_a_row += 1
+                if in_a_row >= MAX_FAILED_IN_A_ROW:
+                    error = (f"frame {frame}: the observer failed on {in_a_row} frames in a "
+                             f"row (the first: {failed[-in_a_row]}); the report holds what "
+                             f"was decided up to frame {frame - in_a_row * stride}")
+                    break
+                if progress is not None:  # a frame it cannot look at is skipped
+                    progress(frame + 1, total)
+                continue
+            in_a_row = 0
+            recent.append((frame, thumb))
+            table_frames += bool(obs.table_found)
+            seen = getattr(model, "markers_in_view", None)
+            if seen is not None and marker_ids:
+                most_markers = max(most_markers, len(seen & marker_ids))
+            for ev in tracker.update(obs):
+                if ev["type"] == "flag":
+                    crops.append(_save_crops(out, len(crops), ev, recent))
             if progress is not None:
-                progress(frame, total)
-            continue
-        ok, image = cap.read()
-        if not ok or image is None:
-            break
-        observed += 1
-        t_ms = frame * 1000.0 / fps
-        while pending and pending[0][1] <= t_ms:
-            tracker.call(*pending.pop(0))
-        try:
-            obs = observer(image, frame, t_ms)
-        except Exception as exc:  # noqa: BLE001 - a bad frame must not lose the round
-            failed.append(f"frame {frame}: {type(exc).__name__}: {exc}")
-            in_a_row += 1
-            if in_a_row >= MAX_FAILED_IN_A_ROW:
-                error = (f"frame {frame}: the observer failed on {in_a_row} frames in a row "
-                         f"(the first: {failed[-in_a_row]}); the report holds what was "
-                         f"decided up to frame {frame - in_a_row * stride}")
-                break
-            frame += 1  # a frame it cannot look at is skipped: play goes on
-            if progress is not None:
-                progress(frame, total)
-            continue
-        in_a_row = 0
-        recent.append((frame, _thumb(image)))
-        table_frames += bool(obs.table_found)
-        seen = getattr(model, "markers_in_view", None)
-        if seen is not None and marker_ids:
-            most_markers = max(most_markers, len(seen & marker_ids))
-        for ev in tracker.update(obs):
-            if ev["type"] == "flag":
-                crops.append(_save_crops(out, len(crops), ev, recent))
-        if progress is not None:
-            progress(frame + 1, total)
-        frame += 1
-    cap.release()
+                progress(frame + 1, total)
+    finally:
+        reader.close()
+    frame = reader.frames if error is None else frame
+    if progress is not None and error is None:
+        progress(frame, total)
     if frame == 0:
         error = error or f"cannot read {video}: no frame could be decoded"
     elif error is None and total and frame < total - 1:

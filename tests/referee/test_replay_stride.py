@@ -285,3 +285,41 @@ def test_a_live_pipeline_skips_a_frame_it_fails_on_and_stops_after_many_in_a_row
     assert pipeline.failure_notes()[0].endswith("5 skipped so far")
     with pytest.raises(SourceError, match="failed on 3 frames in a row"):
         pipeline.process(image, 2200)
+
+
+def test_frames_are_decoded_ahead_on_their_own_thread_and_it_stops_with_the_replay(
+        tmp_path, monkeypatch):
+    """The video is decoded on a thread of its own while the observer works (the frames
+    it gets are the same), and that thread ends when the replay stops early."""
+    import threading
+
+    video = tmp_path / "v.avi"
+    _video(video, 90)
+    decoded_on: set[str] = set()
+
+    class Capture(CountingCapture):
+        def read(self, *a):
+            decoded_on.add(threading.current_thread().name)
+            return self.cap.read(*a)
+
+    monkeypatch.setattr(replay_mod.cv2, "VideoCapture", Capture)
+    rec = Recorder()
+    replay_video(video, tmp_path / "out", rec, HouseRules(), 2, observe_fps=10)
+    assert decoded_on == {"replay-decode"}
+    assert [f for f, _t, _g in rec.seen] == list(range(0, 90, 3))
+    grey = [g for _f, _t, g in rec.seen]  # (MJPG shifts a flat grey a little)
+    assert all(abs(g - (f * 8) % 256) <= 3 for g, f in zip(grey, range(0, 90, 3), strict=True))
+
+    class Interrupted(Recorder):
+        def __call__(self, image, frame, t_ms):
+            if frame == 6:
+                raise KeyboardInterrupt  # not a bad frame: the replay itself stops
+            return super().__call__(image, frame, t_ms)
+
+    try:
+        replay_video(video, tmp_path / "out2", Interrupted(), HouseRules(), 2, observe_fps=10)
+    except KeyboardInterrupt:
+        pass
+    else:
+        raise AssertionError("the interrupt was swallowed")
+    assert not [t for t in threading.enumerate() if t.name == "replay-decode"]
