@@ -1072,3 +1072,21 @@ def test_focus_reads_the_cards_a_focus_box_can_keep_and_the_boxes_they_need():
     assert list(read_idx) == [True, False, True, False]
     read_face, read_idx = CardDetector._focused(idx, faces[:0], np.full(4, -1), focus, 5.0)
     assert len(read_face) == 0 and list(read_idx) == [True, True, True, False]
+
+
+def test_regions_of_very_different_sizes_run_apart_and_read_as_alone(card_cache):
+    """The localiser batches rectangles of about one size (padded to the largest) and runs
+    a much smaller one apart: its boxes are then exactly those it gets alone."""
+    from vision.detector import Localiser
+
+    localiser = Localiser(MODELS / "card_detector.onnx")
+    big, near, small = (0, 0, 400, 300), (50, 40, 440, 330), (600, 400, 760, 560)
+    batches = localiser._batches([big, small, near])
+    assert sorted(sorted(m) for m, _size in batches) == [[0, 2], [1]]
+    assert dict((tuple(m), size) for m, size in batches)[(1,)] == (160, 160)
+    scene = render_still(random_table(2, 5), 5, size=(1280, 720), split="test")
+    both = localiser(scene.image, [big, small], 0.25)
+    alone = localiser(scene.image, [small], 0.25)
+    inside = (both.xyxy[:, 0] >= small[0]) & (both.xyxy[:, 1] >= small[1])
+    assert len(alone) > 0
+    np.testing.assert_array_equal(both.xyxy[inside], alone.xyxy)
