@@ -110,6 +110,11 @@ class ChangeGatedDetector:
     #: the full-frame detections after which the scales found before no longer count:
     #: a large change (the camera moved, or was swapped)
     RESCALE_ON: tuple[str, ...] = ("large change",)
+    #: the scale is looked for at this many full-frame detections since then (the first,
+    #: its confirmation, the next periodic ones: a frame before the deal may be sized
+    #: wrong), and their median kept after (looking costs ~190 ms a time on a 2-core CPU;
+    #: the camera's zoom does not change until a large change); 0: at every one
+    SCALE_LOOKS = 5
     #: a card found in a region read belongs to a changed box when its centre lies within
     #: this many card lengths of it (a card's centre may shift a little between two reads)
     SLACK = 0.25
@@ -332,7 +337,8 @@ class ChangeGatedDetector:
             # the camera's zoom does not change from frame to frame: the median of the
             # scales found at each full-frame detection since (one frame's estimate can be
             # far off: a hand, a pale table taken for a card at a small level)
-            self._scales.append(det.estimate_scale(image))  # type: ignore[attr-defined]
+            if not self.SCALE_LOOKS or len(self._scales) < self.SCALE_LOOKS:
+                self._scales.append(det.estimate_scale(image))  # type: ignore[attr-defined]
             ranked = sorted(self._scales)
             mid = ranked[(len(ranked) - 1) // 2:len(ranked) // 2 + 1]
             # (of two middle ones, the one nearer the scale in use: no flip-flop)

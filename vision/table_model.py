@@ -164,6 +164,8 @@ class TableModel:
         self._river_end: dict[tuple[int, str], float] = {}
         self._anchor_cache: dict[int, tuple[Any, Any]] = {}
         self._inv_of: PlaneMap | None = None  # the plane whose inverse is kept below
+        self._integral_of: np.ndarray | None = None  # the motion mask summed below
+        self._integral = np.zeros((1, 1), np.int32)
         self._inv_t: np.ndarray | None = None
         self._axes_cache: dict[int, tuple[Any, Any]] = {}
         #: unlearned seats: (t_ms, table mm of the face-up cards near the seat) of late frames
@@ -750,9 +752,10 @@ class TableModel:
         cv2.accumulateWeighted(small, self._bg, 0.05)
         return mask, scale
 
-    @staticmethod
-    def _share(mask: np.ndarray | None, box: tuple[float, float, float, float], scale: float
-               ) -> float:
+    def _share(self, mask: np.ndarray | None, box: tuple[float, float, float, float],
+               scale: float) -> float:
+        """The share of ``box`` (frame pixels) that the motion mask marks (0–1); from the
+        mask's integral image, made once per mask (a frame asks for a few dozen boxes)."""
         if mask is None:
             return 0.0
         x1, y1 = max(0, int(box[0] * scale)), max(0, int(box[1] * scale))
@@ -760,7 +763,12 @@ class TableModel:
         y2 = min(mask.shape[0], int(math.ceil(box[3] * scale)))
         if x2 <= x1 or y2 <= y1:
             return 0.0
-        return float(mask[y1:y2, x1:x2].mean())
+        if self._integral_of is not mask:
+            self._integral = cv2.integral(mask, sdepth=cv2.CV_32S)
+            self._integral_of = mask
+        ii = self._integral
+        total = ii.item(y2, x2) - ii.item(y1, x2) - ii.item(y2, x1) + ii.item(y1, x1)
+        return total / ((y2 - y1) * (x2 - x1))
 
     def _hands(self, mask: np.ndarray | None, scale: float) -> list[tuple[float, ...]]:
         return self._arms(mask, scale)[0]
@@ -912,22 +920,25 @@ class TableModel:
                 places.setdefault(place, PlaceView(place)).cards.append(m.card)
         # deepest first: a river column's cards by their distance from the lake, a pile's
         # by their visible size (the exposed card shows whole)
+        # (the box centre and corners of every river and waste card through the plane at
+        # once: table mm per card, by id)
+        fanned = [c for s in self.seats for name in s.places
+                  if name.startswith("river") or name == "waste"
+                  for c in places[f"seat{s.index}:{name}"].cards]
+        on_table = self._boxes_mm(fanned)
         for s in self.seats:
             _u, v = s.axes()
             for name in s.places:
                 view = places[f"seat{s.index}:{name}"]
                 if name.startswith("river"):
-                    centres = {id(c): self._to_mm(np.array(
-                        [[(c.box[0] + c.box[2]) / 2, (c.box[1] + c.box[3]) / 2]]))[0] @ v
-                        for c in view.cards}
-                    view.cards.sort(key=lambda c: centres[id(c)])
+                    view.cards.sort(key=lambda c: on_table[id(c)][0] @ v)
                     if view.cards:  # how far the column reaches towards the player
-                        ends = [self._seat_place_v(s, c) for c in view.cards]
+                        ends = [self._seat_place_v(s, c, on_table[id(c)])
+                                for c in view.cards]
                         self._river_end[(s.index, name)] = max(ends)
                 elif name == "waste":
                     u = s.axes()[0] * self._waste_dir(s)
-                    view.cards.sort(key=lambda c: self._to_mm(np.array(
-                        [[(c.box[0] + c.box[2]) / 2, (c.box[1] + c.box[3]) / 2]]))[0] @ u)
+                    view.cards.sort(key=lambda c: on_table[id(c)][0] @ u)
                 if name in ("stock", "nertz") or name.startswith("river"):
                     backs = [m for m in mapped if assigned.get(m.i) == view.place
                              and not m.card.face_up]
@@ -987,14 +998,25 @@ class TableModel:
         return max(abs(math.log(max(b[2] - b[0], 1.0) / max(ew, 1.0))),
                    abs(math.log(max(b[3] - b[1], 1.0) / max(eh, 1.0))))
 
-    def _seat_place_v(self, s: SeatProfile, c: SeenCard) -> float:
+    def _boxes_mm(self, cards: list[SeenCard]) -> dict[int, np.ndarray]:
+        """Each card's box centre, top-left and bottom-right corners in table mm ((3, 2)),
+        by the card's id."""
+        if not cards:
+            return {}
+        b = np.array([c.box for c in cards], np.float64).reshape(-1, 4)
+        px = np.stack([(b[:, :2] + b[:, 2:]) / 2, b[:, :2], b[:, 2:]], axis=1)
+        mm = self._to_mm(px.reshape(-1, 2)).reshape(-1, 3, 2)
+        return {id(c): mm[i] for i, c in enumerate(cards)}
+
+    def _seat_place_v(self, s: SeatProfile, c: SeenCard, mm: np.ndarray | None = None
+                      ) -> float:
         """How far towards the player (seat frame) a full card's centre lies; an index's
-        card centre lies further."""
+        card centre lies further. ``mm``: the card's :meth:`_boxes_mm`, when known."""
         assert self.plane is not None
-        b = c.box
-        p = self._to_mm(np.array([[(b[0] + b[2]) / 2, (b[1] + b[3]) / 2]]))
-        v = float(self._local(s, p)[0, 1])
-        q = self._to_mm(np.array([[b[0], b[1]], [b[2], b[3]]]))
+        if mm is None:
+            mm = self._boxes_mm([c])[id(c)]
+        v = float(self._local(s, mm[:1])[0, 1])
+        q = mm[1:]
         small = float(np.linalg.norm(q[1] - q[0])) < 0.5 * math.hypot(CARD_W_MM, CARD_H_MM)
         return v + (INDEX_TO_CENTRE[1] if small else 0.0)
 
