@@ -39,6 +39,60 @@ INDEX, FACE, BACK = 0, 1, 2
 Region = tuple[int, int, int, int]
 
 
+def resized_regions(image: np.ndarray, regions: Sequence[Region], scale: float,
+                    size: tuple[int, int]) -> np.ndarray:
+    """``image`` resized by ``scale`` to ``size`` (width, height), as ``cv2.resize`` would
+    (INTER_AREA shrinking, INTER_LINEAR enlarging), but only inside ``regions`` (pixels
+    of the resized image); the rest of the canvas is left unset. Enlarged regions take the
+    whole resize's own mapping, shrunk ones are resized from a crop a little larger than
+    their window whose ends fall on whole pixels as nearly as may be: both within the
+    rounding of the interpolation of the whole resize."""
+    ww, wh = size
+    h, w = image.shape[:2]
+    fx, fy = ww / w, wh / h  # (the whole resize's own factors: the size, rounded)
+    work = np.empty((wh, ww) + image.shape[2:], image.dtype)
+    # (source pixels of margin round a shrunk window: more than one resized pixel; and how
+    # much further a crop's end may go to fall nearer a whole resized pixel)
+    pad = int(np.ceil(1.0 / scale)) + 1
+    reach = pad + 12
+    for x0, y0, x1, y1 in regions:
+        x0, y0, x1, y1 = max(0, int(x0)), max(0, int(y0)), min(ww, int(x1)), min(wh, int(y1))
+        if x1 <= x0 or y1 <= y0:
+            continue
+        if scale >= 1.0:  # the whole resize's mapping: dst = f·src + (f − 1)/2
+            m = np.array([[fx, 0.0, (fx - 1) / 2 - x0], [0.0, fy, (fy - 1) / 2 - y0]],
+                         np.float64)
+            work[y0:y1, x0:x1] = cv2.warpAffine(image, m, (x1 - x0, y1 - y0),
+                                                flags=cv2.INTER_LINEAR,
+                                                borderMode=cv2.BORDER_REPLICATE)
+            continue
+        sx0 = _aligned(max(0, int(x0 / fx) - pad), fx, -reach, 0)
+        sy0 = _aligned(max(0, int(y0 / fy) - pad), fy, -reach, 0)
+        sx1 = _aligned(min(w, int(np.ceil(x1 / fx)) + pad), fx, reach, w)
+        sy1 = _aligned(min(h, int(np.ceil(y1 / fy)) + pad), fy, reach, h)
+        piece = cv2.resize(image[sy0:sy1, sx0:sx1],
+                           (max(1, round(sx1 * fx) - round(sx0 * fx)),
+                            max(1, round(sy1 * fy) - round(sy0 * fy))),
+                           interpolation=cv2.INTER_AREA)
+        a, b = x0 - round(sx0 * fx), y0 - round(sy0 * fy)
+        short_x = a + (x1 - x0) - piece.shape[1]
+        short_y = b + (y1 - y0) - piece.shape[0]
+        if short_x > 0 or short_y > 0:  # (at the frame's edge, by rounding: a pixel)
+            piece = cv2.copyMakeBorder(piece, 0, max(0, short_y), 0, max(0, short_x),
+                                       cv2.BORDER_REPLICATE)
+        work[y0:y1, x0:x1] = piece[b:b + (y1 - y0), a:a + (x1 - x0)]
+    return work
+
+
+def _aligned(start: int, scale: float, reach: int, bound: int) -> int:
+    """Of the source pixels from ``start`` up to ``reach`` further (a negative reach: back
+    towards 0; a positive one: on towards ``bound``), the one whose place times ``scale``
+    falls nearest a whole pixel (``start`` on a tie)."""
+    lo, hi = (max(0, start + reach), start) if reach < 0 else (start, min(bound, start + reach))
+    return min(range(lo, hi + 1),
+               key=lambda x: (abs(x * scale - round(x * scale)), abs(x - start)))
+
+
 class Localiser:
     """The YOLO detector of ``index``, ``face`` and ``back`` boxes, run on square tiles."""
 
@@ -373,6 +427,11 @@ class CardDetector:
                 out.append(scale)
         return out
 
+    #: regions covering more than this share of a frame that is looked at resized are
+    #: looked at in the whole resized frame; smaller ones are resized alone
+    #: (:func:`resized_regions`)
+    RESIZE_WHOLE = 0.5
+
     def raw(self, image: np.ndarray, regions: Sequence[Region] | None = None,
             scale: float | None = None, pass_size: int | None = None) -> Detections:
         """The localiser's boxes (index, face, back) after NMS, before grouping, in the
@@ -384,10 +443,15 @@ class CardDetector:
             scale = self.scale or (self.estimate_scale(image) if regions is None else 1.0)
         h, w = image.shape[:2]
         if abs(scale - 1.0) > 1e-3:
-            work = cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))),
-                              interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
-            regions = None if regions is None else [
-                tuple(int(round(v * scale)) for v in r) for r in regions]
+            size = (max(1, round(w * scale)), max(1, round(h * scale)))
+            if regions is not None:
+                regions = [tuple(int(round(v * scale)) for v in r) for r in regions]
+            if regions is None or sum((r[2] - r[0]) * (r[3] - r[1]) for r in regions) \
+                    > self.RESIZE_WHOLE * size[0] * size[1]:
+                work = cv2.resize(image, size, interpolation=cv2.INTER_AREA if scale < 1
+                                  else cv2.INTER_LINEAR)
+            else:  # only the regions are resized (a 1080p frame whole: ~10 ms a call)
+                work = resized_regions(image, regions, scale, size)
         else:
             work, scale = image, 1.0
         wh, ww = work.shape[:2]

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.detections import Detections
+from vision.detections import Detections, box_iou
 from vision.detector import BACK, FACE, INDEX, CardDetector
 from vision.identify import MODELS, IndexClassifier
 from vision.render.scene import random_table, render_still
@@ -1090,3 +1090,40 @@ def test_regions_of_very_different_sizes_run_apart_and_read_as_alone(card_cache)
     inside = (both.xyxy[:, 0] >= small[0]) & (both.xyxy[:, 1] >= small[1])
     assert len(alone) > 0
     np.testing.assert_array_equal(both.xyxy[inside], alone.xyxy)
+
+
+@pytest.mark.parametrize("scale", [0.7, 2 / 3, 0.5, 0.34, 0.93, 1.12, 1.5])
+def test_regions_resized_alone_match_the_whole_resize(scale):
+    """A region resized alone holds the whole resize's pixels: its differences from them are
+    rounding, far below those of the whole resize shifted by one pixel."""
+    from vision.detector import resized_regions
+
+    image = render_still(random_table(2, 3), 3, size=(1920, 1080), split="test").image
+    size = (round(1920 * scale), round(1080 * scale))
+    whole = cv2.resize(image, size, interpolation=cv2.INTER_AREA if scale < 1
+                       else cv2.INTER_LINEAR).astype(int)
+    regions = [(0, 0, 200, 150), (301, 203, 522, 431), (size[0] - 150, size[1] - 120, *size)]
+    work = resized_regions(image, regions, scale, size).astype(int)
+    for x0, y0, x1, y1 in regions:
+        diff = np.abs(work[y0:y1, x0:x1] - whole[y0:y1, x0:x1]).mean()
+        shifted = np.abs(whole[y0:y1, x0:x1 - 1] - whole[y0:y1, x0 + 1:x1]).mean()
+        assert diff < 0.15 * shifted, (scale, (x0, y0), diff, shifted)
+
+
+def test_a_region_read_of_a_resized_frame_finds_what_the_whole_resize_finds(monkeypatch):
+    """A region of a 1080p frame looked at shrunk: resized alone (the default) or within
+    the whole resized frame, the localiser finds the same boxes."""
+    detector = CardDetector.load()
+    scene = render_still(random_table(2, 4), 4, size=(1920, 1080), split="test")
+    image = scene.image
+    boxes = np.array([c["box"] for c in scene.cards if c["face_up"]], np.float64)
+    centre = np.median(boxes, axis=0)  # two regions about the cards, a quarter of the frame
+    regions = [(int(centre[0]) - 450, int(centre[1]) - 250, int(centre[0]), int(centre[1]) + 50),
+               (int(centre[0]) + 50, int(centre[1]) - 100, int(centre[0]) + 450,
+                int(centre[1]) + 200)]
+    alone = detector.raw(image, regions, scale=0.7)
+    monkeypatch.setattr(CardDetector, "RESIZE_WHOLE", 0.0)
+    whole = detector.raw(image, regions, scale=0.7)
+    assert len(alone) >= 5 and abs(len(alone) - len(whole)) <= 1
+    iou = box_iou(alone.xyxy, whole.xyxy).max(axis=1)
+    assert np.mean(iou > 0.9) >= 0.9, iou
