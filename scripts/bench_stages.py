@@ -7,7 +7,9 @@
   labelled face-up card by its visible box or an index at least 60 % visible; ``extra``:
   matched to none; ``focus_found``: labelled cards that belong to a focus box, found);
 - ``table_model``: every observed frame's detections (recorded in the same replay) placed
-  again by a fresh :class:`vision.table_model.TableModel`.
+  again by a fresh :class:`vision.table_model.TableModel`;
+- ``tracker``: every observation the tracker got in that replay, given to a fresh
+  :class:`vision.tracker.Tracker` (its events compared with ``--compare``).
 
 Each runs alone in one process, so its time is not shared with decoding or the other
 stages (``scripts.bench_replay`` times the whole replay). Changes that must not change what
@@ -68,14 +70,19 @@ def record(video: Path, profile: Path, rules: Any, seats: int, out: Path) -> dic
 
     gate._read, model.observe = gate_read, model_observe
 
+    seen: list[bytes] = []
+
     def observer(image: np.ndarray, frame: int, t_ms: float) -> Any:
         now["t"] = t_ms  # (the frame whose regions the gate reads)
-        return obs(image, frame, t_ms)
+        out = obs(image, frame, t_ms)
+        seen.append(pickle.dumps(out))  # (as the tracker got it)
+        return out
 
     for name in ("model", "gate", "timing", "observe_fps"):
         setattr(observer, name, getattr(obs, name))
     replay_video(video, out.parent / "stages-replay", observer, rules, seats)
-    data = {"video": str(video), "profile": str(profile), "calls": calls, "frames": frames}
+    data = {"video": str(video), "profile": str(profile), "calls": calls, "frames": frames,
+            "observations": seen, "rules": rules, "seats": seats}
     out.write_bytes(pickle.dumps(data))
     return data
 
@@ -192,12 +199,33 @@ def run_table_model(data: dict[str, Any], images: dict[int, np.ndarray],
             "ms_per_frame": round(1000 * seconds / max(1, len(out)), 2)}, out
 
 
+def run_tracker(data: dict[str, Any], prof: cProfile.Profile | None
+                ) -> tuple[dict[str, Any], list[str]]:
+    from vision.tracker import Tracker
+
+    observations = [pickle.loads(b) for b in data["observations"]]
+    tracker = Tracker(data["rules"], data["seats"])
+    t0 = time.perf_counter()
+    if prof is not None:
+        prof.enable()
+    for obs in observations:
+        tracker.update(obs)
+    tracker.finish()
+    if prof is not None:
+        prof.disable()
+    seconds = time.perf_counter() - t0
+    events = [json.dumps(e, sort_keys=True, default=str) for e in tracker.log()]
+    return {"frames": len(observations), "seconds": round(seconds, 2),
+            "ms_per_frame": round(1000 * seconds / max(1, len(observations)), 2),
+            "events": len(events)}, events
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--seconds", type=float, default=60.0, help="video length (as bench_replay)")
     p.add_argument("--cache", type=Path, default=Path("cache/bench_replay"))
     p.add_argument("--record", action="store_true", help="record the replay again")
-    p.add_argument("--only", choices=("regions", "table_model"))
+    p.add_argument("--only", choices=("regions", "table_model", "tracker"))
     p.add_argument("--up", type=float, default=1.0, help="enlarge frames (regions only)")
     p.add_argument("--models", default=None, help="models folder (default: models/)")
     p.add_argument("--profile", type=int, default=0, metavar="N",
@@ -230,6 +258,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                                                                    args.models, prof)
         if prof is not None:
             pstats.Stats(prof).sort_stats("tottime").print_stats(args.profile)
+    if args.only in (None, "tracker"):
+        prof = cProfile.Profile() if args.profile else None
+        rows["tracker"], kept["tracker"] = run_tracker(data, prof)
+        if prof is not None:
+            pstats.Stats(prof).sort_stats("tottime").print_stats(args.profile)
     if args.save:
         args.save.write_bytes(pickle.dumps(kept))
     if args.compare:
@@ -243,6 +276,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             same = sum(a == b for a, b in zip(kept["table_model"], other["table_model"],
                                               strict=False))
             rows["table_model"]["same_as_compared"] = f"{same} of {len(other['table_model'])}"
+        if "tracker" in kept and "tracker" in other:
+            rows["tracker"]["same_as_compared"] = kept["tracker"] == other["tracker"]
     summary = {"video": str(video), "up": args.up, "rows": rows}
     print(json.dumps(summary, indent=1))
     return summary

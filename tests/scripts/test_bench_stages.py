@@ -1,5 +1,5 @@
-"""scripts.bench_stages: a replay's region reads and table model, recorded once and timed
-again offline on the same frames (a short render)."""
+"""scripts.bench_stages: a replay's region reads, table model and tracker, recorded once and
+timed again offline on the same frames (a short render)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ def test_stages_are_recorded_once_then_run_again_the_same(tmp_path):
     calls, frames = regions["calls"], first["table_model"]["frames"]
     assert again["regions"]["same_as_compared"] == f"{calls} of {calls}"
     assert again["table_model"]["same_as_compared"] == f"{frames} of {frames}"
+    assert first["tracker"]["frames"] == frames and again["tracker"]["same_as_compared"]
     # a camera whose cards are larger: the regions are looked at shrunk, and read about
     # as well
     up = bench_stages.main([*args, "--up", "1.5", "--only", "regions"])["rows"]["regions"]
