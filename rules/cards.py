@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -49,9 +50,8 @@ class Card:
 
     @property
     def code(self) -> str:
-        if self.is_joker:
-            return "JK" + self.suit
-        return RANKS[self.rank - 1] + self.suit
+        # (is_joker inlined: the tracker asks for codes some hundred thousand times a minute)
+        return "JK" + self.suit if self.rank == 0 else RANKS[self.rank - 1] + self.suit
 
     @property
     def is_joker(self) -> bool:
@@ -63,6 +63,11 @@ class Card:
 
     def __str__(self) -> str:
         return self.code
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_place(name: str) -> Place:
+    return Place._parse(name)
 
 
 def parse_code(code: str) -> str:
@@ -94,6 +99,12 @@ class Place:
     def parse(cls, name: str | Place) -> Place:
         if isinstance(name, Place):
             return name
+        if isinstance(name, str) and cls is Place:  # (places are few and immutable)
+            return _parse_place(name)
+        return cls._parse(name)
+
+    @classmethod
+    def _parse(cls, name: str) -> Place:
         m = _PLACE_RE.match(name.strip()) if isinstance(name, str) else None
         if m is None:
             raise PlaceError(

@@ -25,6 +25,7 @@ score.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -622,10 +623,7 @@ class Tracker:
     # --- per-place debounce -------------------------------------------------------------
     @staticmethod
     def _kind(place: str) -> str:
-        if place.startswith("lake:"):
-            return "lake"
-        kind = place.split(":", 1)[1]
-        return "river" if kind.startswith("river") else kind
+        return _place_kind(place)
 
     def _view_codes(self, place: str, codes: list[str]) -> tuple[tuple[str, ...], bool]:
         """The codes that are compared for a place, and whether the view is usable."""
@@ -6090,3 +6088,13 @@ def oracle_observations(label_lines: Iterable[dict[str, Any]]) -> Iterable[Obser
         if line.get("type") == "header":
             continue
         yield observation_from_labels(line)
+
+
+@functools.lru_cache(maxsize=4096)
+def _place_kind(place: str) -> str:
+    """``lake``, ``nertz``, ``river``, ``waste`` or ``stock`` of a place name (asked some
+    hundred thousand times a minute: kept)."""
+    if place.startswith("lake:"):
+        return "lake"
+    kind = place.split(":", 1)[1]
+    return "river" if kind.startswith("river") else kind
