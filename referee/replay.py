@@ -15,6 +15,7 @@ frames between are only grabbed, not converted (:func:`replay_video`).
 from __future__ import annotations
 
 import html
+import inspect
 import json
 import queue
 import threading
@@ -109,12 +110,19 @@ def model_observer(model: Any, detector: Any, every_frame: bool = False,
             return None
 
     timing = {"detector_s": 0.0, "table_model_s": 0.0}
+    try:  # (a TableModel takes the grey frame; a stand-in model may not)
+        takes_grey = "grey" in inspect.signature(model.observe).parameters
+    except (TypeError, ValueError):
+        takes_grey = False
 
     def observe(image: np.ndarray, frame: int, t_ms: float) -> Observation:
         t0 = time.perf_counter()
-        dets = detector(image) if gated is None else gated(image, t_ms)
+        # (one grey copy for the gate and the table model)
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+        dets = detector(image) if gated is None else gated(image, t_ms, grey)
         t1 = time.perf_counter()
-        obs = model.observe(image, dets, frame, t_ms)
+        obs = (model.observe(image, dets, frame, t_ms, grey=grey) if takes_grey
+               else model.observe(image, dets, frame, t_ms))
         timing["detector_s"] += t1 - t0
         timing["table_model_s"] += time.perf_counter() - t1
         return obs if gated is None else mark_pending(obs, gated, spot)

@@ -64,9 +64,10 @@ def record(video: Path, profile: Path, rules: Any, seats: int, out: Path) -> dic
                       "slack": gate.SLACK * gate._card_px if gate.focus and boxes else None})
         return read(image, looks, boxes)
 
-    def model_observe(image: np.ndarray, dets: Any, frame: int, t_ms: float) -> Any:
+    def model_observe(image: np.ndarray, dets: Any, frame: int, t_ms: float,
+                      grey: np.ndarray | None = None) -> Any:
         frames.append((frame, t_ms, dets))
-        return observe(image, dets, frame, t_ms)
+        return observe(image, dets, frame, t_ms, grey=grey)
 
     gate._read, model.observe = gate_read, model_observe
 

@@ -174,10 +174,12 @@ class ChangeGatedDetector:
         self.last_regions: list[Region] = []
 
     # --- the grey copy ---------------------------------------------------------------
-    def _small(self, image: np.ndarray) -> tuple[np.ndarray, float]:
+    def _small(self, image: np.ndarray, grey: np.ndarray | None = None
+               ) -> tuple[np.ndarray, float]:
         h, w = image.shape[:2]
         f = min(1.0, self.width / w)
-        grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        if grey is None:
+            grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         small = cv2.resize(grey, (max(1, round(w * f)), max(1, round(h * f))),
                            interpolation=cv2.INTER_AREA) if f < 1.0 else grey
         small = cv2.GaussianBlur(small, (3, 3), 0).astype(np.float32)
@@ -193,12 +195,15 @@ class ChangeGatedDetector:
             self._apply(job[0].result(), *job[1])
         return self.detections
 
-    def __call__(self, image: np.ndarray, t_ms: float) -> Detections:
+    def __call__(self, image: np.ndarray, t_ms: float, grey: np.ndarray | None = None
+                 ) -> Detections:
+        """The detections of this frame (``grey``: the frame in grey, where the caller has
+        it already)."""
         self.flush()  # the last frame's read, if it ran in the background
         t0 = time.perf_counter()
         self.stats.frames += 1
         self.last_regions = []
-        small, f = self._small(image)
+        small, f = self._small(image, grey)
         self._f = f
         if self._ref is None or self._ref.shape != small.shape:
             self._prev = small

@@ -103,6 +103,10 @@ def _may_be(card: SeenCard, code: str) -> bool:
     return card.code[-1:] == code[-1:] and card.code[:-1] != "A"
 
 
+#: the corners of a card lying square, about its centre, in card half sizes (mm)
+_HALF_CARD = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * (CARD_W_MM / 2, CARD_H_MM / 2)
+
+
 def _seg_dist_f(pu: float, pv: float, au: float, av: float, bu: float, bv: float) -> float:
     """From (pu, pv) to the segment (au, av)–(bu, bv), on plain floats."""
     abu, abv = bu - au, bv - av
@@ -837,11 +841,13 @@ class TableModel:
 
     # --- the frame -----------------------------------------------------------------------
     def observe(self, image: np.ndarray, detections: Detections, frame: int = 0,
-                t_ms: float = 0.0) -> Observation:
-        """One frame's detections placed (see the module doc)."""
+                t_ms: float = 0.0, grey: np.ndarray | None = None) -> Observation:
+        """One frame's detections placed (see the module doc). ``grey``: the frame in grey,
+        where the caller has it already."""
         # one grey copy for the camera watch, the markers and the motion mask (each made
         # its own before: the same pixels)
-        grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        if grey is None:
+            grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         state = self._calibrate(grey, t_ms)
         self._frames += 1
         self.camera = state
@@ -990,10 +996,11 @@ class TableModel:
         """How far (largest |log| of the width and height ratios) a card's box is from the
         box of a card lying square to the seat at the same spot."""
         assert self.plane is not None
-        u, v = s.axes()
-        half = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * (CARD_W_MM / 2, CARD_H_MM / 2)
+        u, v, _o = self._axes(s)
+        half = _HALF_CARD
         px = self.plane.to_px(m.centre + half[:, :1] * u + half[:, 1:] * v)
-        ew, eh = np.ptp(px[:, 0]), np.ptp(px[:, 1])
+        xs, ys = px[:, 0], px[:, 1]
+        ew, eh = float(xs.max() - xs.min()), float(ys.max() - ys.min())
         b = m.card.box
         return max(abs(math.log(max(b[2] - b[0], 1.0) / max(ew, 1.0))),
                    abs(math.log(max(b[3] - b[1], 1.0) / max(eh, 1.0))))
