@@ -427,9 +427,18 @@ class CardDetector:
                 out.append(scale)
         return out
 
-    #: regions covering more than this share of a frame that is looked at resized are
-    #: looked at in the whole resized frame; smaller ones are resized alone
-    #: (:func:`resized_regions`)
+    #: a region read of a frame looked at resized resizes only its regions
+    #: (:func:`resized_regions`: within the rounding of the whole resize's pixels; a 1080p
+    #: frame shrunk whole costs ~10 ms a call, its regions ~1–3 ms) rather than the whole
+    #: frame. Off: session 51's four 1080p rounds of ``--seed 5`` and ``--seed 6`` each
+    #: found fewer moves with it than with the whole resize, the rest of the code the same
+    #: (83 / 87, 78 / 79, 152 / 155, 145 / 146; mean score error the same or worse: 0.80 /
+    #: 0.80, 4.00 / 3.20, 4.20 / 2.80, 1.80 / 1.80), though offline its region reads score
+    #: the same against the labels (``scripts/bench_stages.py --up 1.5``); a switch for a
+    #: later check
+    REGIONS_RESIZED_ALONE = False
+    #: (with it on) regions covering more than this share of the frame are looked at in
+    #: the whole resized frame all the same
     RESIZE_WHOLE = 0.5
 
     def raw(self, image: np.ndarray, regions: Sequence[Region] | None = None,
@@ -446,11 +455,12 @@ class CardDetector:
             size = (max(1, round(w * scale)), max(1, round(h * scale)))
             if regions is not None:
                 regions = [tuple(int(round(v * scale)) for v in r) for r in regions]
-            if regions is None or sum((r[2] - r[0]) * (r[3] - r[1]) for r in regions) \
+            if regions is None or not self.REGIONS_RESIZED_ALONE or sum(
+                    (r[2] - r[0]) * (r[3] - r[1]) for r in regions) \
                     > self.RESIZE_WHOLE * size[0] * size[1]:
                 work = cv2.resize(image, size, interpolation=cv2.INTER_AREA if scale < 1
                                   else cv2.INTER_LINEAR)
-            else:  # only the regions are resized (a 1080p frame whole: ~10 ms a call)
+            else:  # only the regions are resized
                 work = resized_regions(image, regions, scale, size)
         else:
             work, scale = image, 1.0

@@ -1111,8 +1111,9 @@ def test_regions_resized_alone_match_the_whole_resize(scale):
 
 
 def test_a_region_read_of_a_resized_frame_finds_what_the_whole_resize_finds(monkeypatch):
-    """A region of a 1080p frame looked at shrunk: resized alone (the default) or within
-    the whole resized frame, the localiser finds the same boxes."""
+    """A region of a 1080p frame looked at shrunk: resized alone
+    (``REGIONS_RESIZED_ALONE``) or within the whole resized frame (the default), the
+    localiser finds the same boxes."""
     detector = CardDetector.load()
     scene = render_still(random_table(2, 4), 4, size=(1920, 1080), split="test")
     image = scene.image
@@ -1121,9 +1122,9 @@ def test_a_region_read_of_a_resized_frame_finds_what_the_whole_resize_finds(monk
     regions = [(int(centre[0]) - 450, int(centre[1]) - 250, int(centre[0]), int(centre[1]) + 50),
                (int(centre[0]) + 50, int(centre[1]) - 100, int(centre[0]) + 450,
                 int(centre[1]) + 200)]
-    alone = detector.raw(image, regions, scale=0.7)
-    monkeypatch.setattr(CardDetector, "RESIZE_WHOLE", 0.0)
     whole = detector.raw(image, regions, scale=0.7)
+    monkeypatch.setattr(CardDetector, "REGIONS_RESIZED_ALONE", True)
+    alone = detector.raw(image, regions, scale=0.7)
     assert len(alone) >= 5 and abs(len(alone) - len(whole)) <= 1
     iou = box_iou(alone.xyxy, whole.xyxy).max(axis=1)
     assert np.mean(iou > 0.9) >= 0.9, iou
