@@ -195,24 +195,20 @@ class _FrameReader:
                 ok, image = cap.read()
                 if not ok or image is None:
                     break
-                item = (frame, image, _thumb(image))
+                self._put((frame, image, _thumb(image)))
                 frame += 1
-                while not self._stop.is_set():
-                    try:
-                        self._queue.put(item, timeout=0.1)
-                        break
-                    except queue.Full:
-                        continue
         except cv2.error:  # a stream OpenCV gives up on ends like a truncated one
             pass
         finally:
             self.frames = frame
-            self._put_end()
+            self._put(None)  # the end
 
-    def _put_end(self) -> None:
+    def _put(self, item: tuple[int, np.ndarray, np.ndarray] | None) -> None:
+        """Hand ``item`` to the caller, waiting while the queue is full (not once told to
+        stop)."""
         while not self._stop.is_set():
             try:
-                self._queue.put(None, timeout=0.1)
+                self._queue.put(item, timeout=0.1)
                 return
             except queue.Full:
                 continue
