@@ -118,7 +118,8 @@ def model_observer(model: Any, detector: Any, every_frame: bool = False,
     def observe(image: np.ndarray, frame: int, t_ms: float) -> Observation:
         t0 = time.perf_counter()
         # (one grey copy for the gate and the table model)
-        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+        grey = (cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image) \
+            if gated is not None or takes_grey else None
         dets = detector(image) if gated is None else gated(image, t_ms, grey)
         t1 = time.perf_counter()
         obs = (model.observe(image, dets, frame, t_ms, grey=grey) if takes_grey

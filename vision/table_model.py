@@ -939,8 +939,7 @@ class TableModel:
                 if name.startswith("river"):
                     view.cards.sort(key=lambda c: on_table[id(c)][0] @ v)
                     if view.cards:  # how far the column reaches towards the player
-                        ends = [self._seat_place_v(s, c, on_table[id(c)])
-                                for c in view.cards]
+                        ends = [self._seat_place_v(s, on_table[id(c)]) for c in view.cards]
                         self._river_end[(s.index, name)] = max(ends)
                 elif name == "waste":
                     u = s.axes()[0] * self._waste_dir(s)
@@ -1015,13 +1014,10 @@ class TableModel:
         mm = self._to_mm(px.reshape(-1, 2)).reshape(-1, 3, 2)
         return {id(c): mm[i] for i, c in enumerate(cards)}
 
-    def _seat_place_v(self, s: SeatProfile, c: SeenCard, mm: np.ndarray | None = None
-                      ) -> float:
+    def _seat_place_v(self, s: SeatProfile, mm: np.ndarray) -> float:
         """How far towards the player (seat frame) a full card's centre lies; an index's
-        card centre lies further. ``mm``: the card's :meth:`_boxes_mm`, when known."""
+        card centre lies further. ``mm``: the card's :meth:`_boxes_mm`."""
         assert self.plane is not None
-        if mm is None:
-            mm = self._boxes_mm([c])[id(c)]
         v = float(self._local(s, mm[:1])[0, 1])
         q = mm[1:]
         small = float(np.linalg.norm(q[1] - q[0])) < 0.5 * math.hypot(CARD_W_MM, CARD_H_MM)
