@@ -331,12 +331,6 @@ class TableModel:
             self._axes_cache[s.index] = hit
         return hit[1]
 
-    def _local(self, s: SeatProfile, mm: np.ndarray) -> np.ndarray:
-        """``s.to_local(mm)`` with the seat's axes kept."""
-        u, v, o = self._axes(s)
-        d = np.asarray(mm, np.float64).reshape(-1, 2) - o
-        return np.column_stack([d @ u, d @ v])
-
     # --- mapping -------------------------------------------------------------------------
     def _map(self, dets: Detections) -> list[_Mapped]:
         assert self.plane is not None
@@ -452,6 +446,81 @@ class TableModel:
             if d < best[0]:
                 best = (d, name)
         return best
+
+    def _seat_places_of(self, s: SeatProfile, pts: np.ndarray
+                        ) -> tuple[np.ndarray, list[str]]:
+        """:meth:`_seat_place` of many table points at once, with the same arithmetic:
+        each point's distance to the seat's nearest place (inf outside its area) and that
+        place's name ("" outside)."""
+        u, v, o = self._axes(s)
+        dx, dy = pts[:, 0] - float(o[0]), pts[:, 1] - float(o[1])
+        lu = dx * float(u[0]) + dy * float(u[1])
+        lv = dx * float(v[0]) + dy * float(v[1])
+        rows, min_u, max_u, min_v = self._anchors(s)
+        inside = ((min_u - 0.75 * CARD_W_MM <= lu) & (lu <= max_u + 0.75 * CARD_W_MM
+                                                     + 2 * s.fan_mm)
+                  & (lv >= min_v - 0.5 * CARD_H_MM - 12) & (lv <= min_v + SEAT_DEPTH_MM + 160))
+        if not rows or not inside.any():
+            return np.full(len(pts), math.inf), [""] * len(pts)
+        a_u, a_v, b_u, b_v = self._segments(s, rows)
+        # a point place is a segment of no length: t = 0, the distance to its point
+        ab_u, ab_v = b_u - a_u, b_v - a_v
+        t = (((lu - a_u) * ab_u + (lv - a_v) * ab_v)
+             / np.maximum(ab_u * ab_u + ab_v * ab_v, 1e-9))
+        t = np.clip(t, 0.0, 1.0)
+        eu, ev = lu - (a_u + t * ab_u), lv - (a_v + t * ab_v)
+        dist = np.sqrt(eu * eu + ev * ev)
+        best = dist.argmin(axis=0)  # (the first of equals, as the loop keeps it)
+        d = np.where(inside, dist[best, np.arange(len(pts))], math.inf)
+        return d, [rows[b][0] if ok else "" for b, ok in zip(best, inside, strict=True)]
+
+    def _segments(self, s: SeatProfile, rows: list[tuple[str, float, float, str | None,
+                                                        float, float]]
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The seat's places as segments in its frame, columns of shape (places, 1): start
+        u, v and end u, v (a point place ends where it starts; a river column runs to its
+        current end, as :meth:`_seat_place` measures it)."""
+        seg = np.empty((4, len(rows), 1))
+        for r, (name, au, av, kind, bu, bv) in enumerate(rows):
+            if kind is None:
+                bu, bv = au, av
+            elif kind == "river":
+                bu, bv = au, max(self._river_end.get((s.index, name), av), av) + 40.0
+            seg[:, r, 0] = au, av, bu, bv
+        return seg[0], seg[1], seg[2], seg[3]
+
+    def _nearest_seat_places(self, mapped: list[_Mapped]
+                             ) -> list[tuple[tuple[float, str], SeatProfile] | None]:
+        """For each mapped card, the nearest seat's ``(_seat_candidates(s, m), s)`` over
+        all seats (the first seat of equals), or None outside every seat's area: all
+        cards and seats at once."""
+        out: list[tuple[tuple[float, str], SeatProfile] | None] = [None] * len(mapped)
+        if not mapped or not self.seats:
+            return out
+        centres = np.array([m.centre[:2] for m in mapped], np.float64).reshape(-1, 2)
+        index_only = [m.index_only for m in mapped]
+        best_d = [math.inf] * len(mapped)
+        for s in self.seats:
+            n = len(mapped)
+            if any(index_only):  # a top-left or a bottom-right index: try both
+                u, v, _o = self._axes(s)
+                off = INDEX_TO_CENTRE[0] * u + INDEX_TO_CENTRE[1] * v
+                d, names = self._seat_places_of(s, np.concatenate(
+                    [centres, centres + off, centres + -1 * off]))
+                d_a, names_a, d_b, names_b = d[n:2 * n], names[n:2 * n], d[2 * n:], names[2 * n:]
+            else:
+                d, names = self._seat_places_of(s, centres)
+            for i in range(len(mapped)):
+                if index_only[i]:
+                    found = [(float(dd), nn) for dd, nn in ((d_a[i], names_a[i]),
+                                                           (d_b[i], names_b[i])) if nn]
+                    hit = min(found) if found else None
+                else:
+                    hit = (float(d[i]), names[i]) if names[i] else None
+                if hit is not None and hit[0] < best_d[i]:
+                    best_d[i] = hit[0]
+                    out[i] = (hit, s)
+        return out
 
     def _waste_dir(self, s: SeatProfile) -> float:
         if "stock" in s.places and "nertz" in s.places:
@@ -859,10 +928,9 @@ class TableModel:
         per_seat: dict[int, list[tuple[_Mapped, str]]] = {}
         assigned: dict[int, str | None] = {}
         nearest: dict[int, int] = {}
-        for m in mapped:
-            hits = [(r, s) for s in self.seats if (r := self._seat_candidates(s, m))]
-            if hits:
-                (d, name), s = min(hits, key=lambda h: h[0][0])
+        for m, hit in zip(mapped, self._nearest_seat_places(mapped), strict=True):
+            if hit is not None:
+                (d, name), s = hit
                 nearest[m.i] = s.index
                 # a back rests only on a stock or a nertz pile: elsewhere it is being drawn
                 held = (not m.card.face_up and name not in ("stock", "nertz")) or self._held(
@@ -939,8 +1007,8 @@ class TableModel:
                 if name.startswith("river"):
                     view.cards.sort(key=lambda c: on_table[id(c)][0] @ v)
                     if view.cards:  # how far the column reaches towards the player
-                        ends = [self._seat_place_v(s, on_table[id(c)]) for c in view.cards]
-                        self._river_end[(s.index, name)] = max(ends)
+                        self._river_end[(s.index, name)] = self._column_end(
+                            s, np.stack([on_table[id(c)] for c in view.cards]))
                 elif name == "waste":
                     u = s.axes()[0] * self._waste_dir(s)
                     view.cards.sort(key=lambda c: on_table[id(c)][0] @ u)
@@ -970,7 +1038,7 @@ class TableModel:
         seat, or the size of the lake pile's cards there)."""
         bg = self._share(mask, m.card.box, scale)
         misfit = 0.0
-        if not m.index_only:
+        if not m.index_only and (bg >= 0.3 or self.debug is not None):  # (else not held)
             if s is not None:
                 misfit = self._pose_misfit(s, m)
             else:
@@ -1014,14 +1082,17 @@ class TableModel:
         mm = self._to_mm(px.reshape(-1, 2)).reshape(-1, 3, 2)
         return {id(c): mm[i] for i, c in enumerate(cards)}
 
-    def _seat_place_v(self, s: SeatProfile, mm: np.ndarray) -> float:
-        """How far towards the player (seat frame) a full card's centre lies; an index's
-        card centre lies further. ``mm``: the card's :meth:`_boxes_mm`."""
-        assert self.plane is not None
-        v = float(self._local(s, mm[:1])[0, 1])
-        q = mm[1:]
-        small = float(np.linalg.norm(q[1] - q[0])) < 0.5 * math.hypot(CARD_W_MM, CARD_H_MM)
-        return v + (INDEX_TO_CENTRE[1] if small else 0.0)
+    def _column_end(self, s: SeatProfile, mm: np.ndarray) -> float:
+        """How far towards the player (seat frame) a column's cards reach: the largest of
+        their centres' distances, an index's card centre lying further than the index.
+        ``mm``: the cards' :meth:`_boxes_mm`, stacked ((k, 3, 2))."""
+        _u, v, o = self._axes(s)
+        d = mm[:, 0] - o
+        along = d[:, 0] * float(v[0]) + d[:, 1] * float(v[1])
+        diag = mm[:, 2] - mm[:, 1]
+        small = np.sqrt(diag[:, 0] * diag[:, 0] + diag[:, 1] * diag[:, 1]) < 0.5 * math.hypot(
+            CARD_W_MM, CARD_H_MM)
+        return float((along + np.where(small, INDEX_TO_CENTRE[1], 0.0)).max())
 
     def _near_seat(self, s: SeatProfile, p: np.ndarray) -> bool:
         loc = s.to_local(p[None])[0]

@@ -31,7 +31,7 @@ from vision.profile import SEAT_DEPTH_MM, ProfileError, TableProfile
 from vision.render.camera import Camera, Lighting, Photometry
 from vision.render.scene import random_table, render_still
 from vision.render.video import VideoSettings, render_video
-from vision.table_model import TableModel, _Mapped
+from vision.table_model import INDEX_TO_CENTRE, TableModel, _Mapped
 
 from .conftest import FAST_DECKS, NEEDS_ARTWORK
 
@@ -99,6 +99,47 @@ def test_detections_are_placed(video):
     # every seat place is listed, rivers deepest first
     assert "seat1:river3" in obs.places and "seat0:waste" in obs.places
     assert all(0.0 <= v.covered <= 1.0 for v in obs)
+
+
+def test_the_batched_seat_lookup_matches_the_lookup_of_one_card(video):
+    """Every card's nearest seat place, found for all cards and seats at once, is the one
+    the per-card lookup finds (distance and place), for whole cards and index-only reads,
+    inside and outside the seats' areas; and a column's reach towards its player is the
+    largest of its cards'."""
+    header, labels, frames = video
+    model = TableModel(_profile(header))
+    for lab, image in zip(labels, frames, strict=False):
+        dets, _truth = label_detections(lab["cards"])
+        model.observe(image, dets, lab["frame"], lab["t_ms"])
+    assert model.learned == {0, 1}
+    rng = np.random.default_rng(0)
+    half = np.array([header["table"]["width_mm"], header["table"]["depth_mm"]]) / 2
+    points = rng.uniform(-half - 100, half + 100, (400, 2))
+    seat_places = np.array([xy for s in model.seats for xy in s.places.values()], np.float64)
+    points = np.concatenate([points, seat_places + rng.normal(0, 15, seat_places.shape)])
+    mapped = [_Mapped(i, p, bool(i % 3 == 0), SeenCard("5H", (0, 0, 1, 1)))
+              for i, p in enumerate(points)]
+    got = model._nearest_seat_places(mapped)
+    inside = 0
+    for m, hit in zip(mapped, got, strict=True):
+        hits = [(r, s) for s in model.seats if (r := model._seat_candidates(s, m))]
+        want = min(hits, key=lambda h: h[0][0]) if hits else None
+        assert (hit is None) == (want is None), m
+        if want is not None:
+            assert hit[0] == want[0] and hit[1] is want[1], (hit, want)
+            inside += 1
+    assert inside >= 100
+    s = model.seats[0]
+    mm = np.array([[[0.0, y], [-30.0, y - 45.0], [30.0, y + 45.0]] for y in (-200.0, -150.0)]
+                  ) + np.array(s.origin_mm)
+    u, v = s.axes()
+    far = max(float((c[0] - np.array(s.origin_mm)) @ v) for c in mm)
+    assert model._column_end(s, mm) == pytest.approx(far)
+    small = mm.copy()
+    small[1, 1:] = small[1, 0] + np.array([[-5.0, -8.0], [5.0, 8.0]])  # an index's box
+    index_at = float((small[1, 0] - np.array(s.origin_mm)) @ v) + INDEX_TO_CENTRE[1]
+    assert model._column_end(s, small) == pytest.approx(
+        max(index_at, float((small[0, 0] - np.array(s.origin_mm)) @ v)))
 
 
 def test_a_bumped_camera_is_followed(video):
