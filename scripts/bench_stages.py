@@ -231,6 +231,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--models", default=None, help="models folder (default: models/)")
     p.add_argument("--profile", type=int, default=0, metavar="N",
                    help="cProfile each stage; print its N costliest functions")
+    p.add_argument("--sort", default="tottime", choices=("tottime", "cumulative"),
+                   help="with --profile: by their own time or with what they call")
     p.add_argument("--save", type=Path, help="keep the reads and observations in a pickle")
     p.add_argument("--compare", type=Path, help="a --save of another tree: count the same")
     args = p.parse_args(argv)
@@ -250,7 +252,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         rows["regions"], kept["regions"] = run_regions(data, images, args.up, args.models,
                                                        prof)
         if prof is not None:
-            pstats.Stats(prof).sort_stats("tottime").print_stats(args.profile)
+            pstats.Stats(prof).sort_stats(args.sort).print_stats(args.profile)
         del images
     if args.only in (None, "table_model"):
         images = load_frames(video, {f for f, _t, _d in data["frames"]}, 1.0)
@@ -258,12 +260,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         rows["table_model"], kept["table_model"] = run_table_model(data, images,
                                                                    args.models, prof)
         if prof is not None:
-            pstats.Stats(prof).sort_stats("tottime").print_stats(args.profile)
+            pstats.Stats(prof).sort_stats(args.sort).print_stats(args.profile)
     if args.only in (None, "tracker"):
         prof = cProfile.Profile() if args.profile else None
         rows["tracker"], kept["tracker"] = run_tracker(data, prof)
         if prof is not None:
-            pstats.Stats(prof).sort_stats("tottime").print_stats(args.profile)
+            pstats.Stats(prof).sort_stats(args.sort).print_stats(args.profile)
     if args.save:
         args.save.write_bytes(pickle.dumps(kept))
     if args.compare:

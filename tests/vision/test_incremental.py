@@ -144,6 +144,10 @@ def test_a_card_put_down_is_read_once_it_settles(tmp_path, detector):
     first_seen = None
     seven_box = None
     pending = []
+    rng = np.random.default_rng(1)
+    corners = rng.uniform(-20, max(W, H) + 20, (60, 2, 2))
+    boxes_to_check = [(*c.min(axis=0), *c.max(axis=0)) for c in corners] + [
+        (420, 150, 464, 214), (0, 0, W, H), (430.5, 160.2, 430.9, 170.0), (W + 5, 0, W + 9, 9)]
     for i, img in enumerate(frames):
         n_calls = len(counting.calls)
         dets = gate(img, i * 100.0)
@@ -163,7 +167,12 @@ def test_a_card_put_down_is_read_once_it_settles(tmp_path, detector):
         if first_seen is None and "KS" in _at(dets, 420 + 22, 150 + 32):
             first_seen = i
         pending.append(gate.pending((420, 150, 464, 214)))
+        # the shares of many boxes at once (an integral image) are the shares one by one
+        share = gate.pending_reader()
+        for box in boxes_to_check:
+            assert share(box) == gate.pending(box), (i, box)
     assert first_seen is not None, "the card put down was never read"
+    assert max(pending) > 0.1
     last_hand = max(i for i, h in enumerate(hands) if h is not None)
     assert last_hand < first_seen <= last_hand + 6  # read soon after everything is still
     # the spot is "pending" (not known, counted as covered) from the hand's arrival there
