@@ -86,8 +86,9 @@ class ChangeGatedDetector:
     ``motion_threshold``: grey levels from the previous frame that count as motion;
     ``settle_ms``: how long a dirty region must be still before it is re-detected;
     ``full_every_ms``: the safety-net full-frame detection (0 or None: never; every 20 s
-    instead of 10 lost moves and score on both rounds sets of ``--seed 5`` and ``--seed 6``,
-    every 5 s scored about as well for ~2.3 s more per minute of 720p video: session 52);
+    instead of 10 found fewer moves and scored worse on the 16 rounds of ``--seed 5`` and
+    ``--seed 6``, every 5 s scored about as well for ~2.3 s more per minute of 720p video:
+    session 52);
     ``full_share``: the share of the frame ready at once above which a full-frame detection
     runs instead of regions; ``margin``: pixels a region is grown by for the detector (None:
     the median long side of the detected cards, at least 32 px); ``calm_cards``: how far
