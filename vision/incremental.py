@@ -259,12 +259,10 @@ class ChangeGatedDetector:
         place there counts as covered (see :func:`mark_pending`)."""
         if self._dirty is None:
             return 0.0
-        f = self._f
-        hh, ww = self._dirty.shape
-        a, b = max(0, int(box[0] * f)), max(0, int(box[1] * f))
-        c, d = min(ww, int(np.ceil(box[2] * f))), min(hh, int(np.ceil(box[3] * f)))
-        if c <= a or d <= b:
+        cells = _cells(box, self._f, self._dirty.shape)
+        if cells is None:
             return 0.0
+        a, b, c, d = cells
         return float(self._dirty[b:d, a:c].mean())
 
     def pending_reader(self) -> Callable[[Sequence[float]], float]:
@@ -272,15 +270,14 @@ class ChangeGatedDetector:
         (an integral image), each box then in constant time. Valid until the next frame."""
         if self._dirty is None or not self._dirty.any():
             return lambda box: 0.0
-        f = self._f
-        hh, ww = self._dirty.shape
+        f, shape = self._f, self._dirty.shape
         counts = cv2.integral(self._dirty.view(np.uint8))  # (hh + 1, ww + 1)
 
         def share(box: Sequence[float]) -> float:
-            a, b = max(0, int(box[0] * f)), max(0, int(box[1] * f))
-            c, d = min(ww, int(np.ceil(box[2] * f))), min(hh, int(np.ceil(box[3] * f)))
-            if c <= a or d <= b:
+            cells = _cells(box, f, shape)
+            if cells is None:
                 return 0.0
+            a, b, c, d = cells
             n = int(counts[d, c] - counts[b, c] - counts[d, a] + counts[b, a])
             return n / ((d - b) * (c - a))
 
@@ -288,12 +285,12 @@ class ChangeGatedDetector:
 
     def _dirty_in(self, boxes: Sequence[Sequence[float]], f: float) -> bool:
         assert self._dirty is not None
-        hh, ww = self._dirty.shape
-        for x0, y0, x1, y1 in boxes:
-            a, b = max(0, int(x0 * f)), max(0, int(y0 * f))
-            c, d = min(ww, int(np.ceil(x1 * f))), min(hh, int(np.ceil(y1 * f)))
-            if c > a and d > b and self._dirty[b:d, a:c].any():
-                return True
+        for box in boxes:
+            cells = _cells(box, f, self._dirty.shape)
+            if cells is not None:
+                a, b, c, d = cells
+                if self._dirty[b:d, a:c].any():
+                    return True
         return False
 
     def _ready_components(self, t_ms: float) -> list[tuple[Region, np.ndarray]]:
@@ -551,6 +548,16 @@ def _takes_focus(detector: Callable[..., Detections]) -> bool:
         return "focus" in inspect.signature(detector).parameters
     except (TypeError, ValueError):
         return False
+
+
+def _cells(box: Sequence[float], f: float, shape: tuple[int, ...]
+           ) -> tuple[int, int, int, int] | None:
+    """The grey copy's cells (x0, y0, x1, y1; ``shape`` its (rows, columns)) that a
+    frame-pixel ``box`` covers at scale ``f``, or None when it covers none."""
+    hh, ww = shape[:2]
+    a, b = max(0, int(box[0] * f)), max(0, int(box[1] * f))
+    c, d = min(ww, int(np.ceil(box[2] * f))), min(hh, int(np.ceil(box[3] * f)))
+    return (a, b, c, d) if c > a and d > b else None
 
 
 def _union(boxes: Sequence[Sequence[float]]) -> list[float]:

@@ -107,15 +107,6 @@ def _may_be(card: SeenCard, code: str) -> bool:
 _HALF_CARD = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * (CARD_W_MM / 2, CARD_H_MM / 2)
 
 
-def _seg_dist_f(pu: float, pv: float, au: float, av: float, bu: float, bv: float) -> float:
-    """From (pu, pv) to the segment (au, av)–(bu, bv), on plain floats."""
-    abu, abv = bu - au, bv - av
-    t = ((pu - au) * abu + (pv - av) * abv) / max(abu * abu + abv * abv, 1e-9)
-    t = 0.0 if t < 0.0 else 1.0 if t > 1.0 else t
-    eu, ev = pu - (au + t * abu), pv - (av + t * abv)
-    return math.sqrt(eu * eu + ev * ev)
-
-
 class TableModel:
     """Image → table plane → places (see the module doc). ``marker_every``: how often (in
     frames) markers are looked for while the camera seems still (while the patches about
@@ -384,13 +375,31 @@ class TableModel:
 
     def _seat_candidates(self, s: SeatProfile, m: _Mapped) -> tuple[float, str] | None:
         """(distance, place) of the seat's nearest place, or None outside its area."""
-        if m.index_only:  # a top-left or a bottom-right index: try both
+        return self._seat_hits(s, [m])[0]
+
+    def _seat_hits(self, s: SeatProfile, mapped: list[_Mapped]
+                   ) -> list[tuple[float, str] | None]:
+        """:meth:`_seat_candidates` of many cards at once: for each, (distance, place) of
+        the seat's nearest place, or None outside its area. An index read alone may be a
+        top-left or a bottom-right index: its card's centre is tried on both sides."""
+        n = len(mapped)
+        centres = np.array([m.centre[:2] for m in mapped], np.float64).reshape(-1, 2)
+        index_only = [m.index_only for m in mapped]
+        if any(index_only):
             u, v, _o = self._axes(s)
             off = INDEX_TO_CENTRE[0] * u + INDEX_TO_CENTRE[1] * v
-            hits = [self._seat_place(s, m.centre + k * off) for k in (1, -1)]
-            found = [h for h in hits if h is not None]
-            return min(found) if found else None
-        return self._seat_place(s, m.centre)
+            d, names = self._seat_places_of(s, np.concatenate(
+                [centres, centres + off, centres + -1 * off]))
+        else:
+            d, names = self._seat_places_of(s, centres)
+        out: list[tuple[float, str] | None] = []
+        for i in range(n):
+            if index_only[i]:
+                found = [(float(d[j]), names[j]) for j in (n + i, 2 * n + i) if names[j]]
+                out.append(min(found) if found else None)
+            else:
+                out.append((float(d[i]), names[i]) if names[i] else None)
+        return out
 
     def _anchors(self, s: SeatProfile) -> tuple[list[tuple[str, float, float, str | None,
                                                         float, float]], float, float, float]:
@@ -420,38 +429,11 @@ class TableModel:
         self._anchor_cache[s.index] = (key, out)
         return out
 
-    def _seat_place(self, s: SeatProfile, p: np.ndarray) -> tuple[float, str] | None:
-        """(distance, place) of the seat's nearest place to table point ``p`` (mm), or None
-        outside its area; plain float arithmetic (numpy's per-call cost on two-element
-        vectors was most of the table model's time)."""
-        u, v, o = self._axes(s)
-        dx, dy = float(p[0]) - float(o[0]), float(p[1]) - float(o[1])
-        lu = dx * float(u[0]) + dy * float(u[1])
-        lv = dx * float(v[0]) + dy * float(v[1])
-        rows, min_u, max_u, min_v = self._anchors(s)
-        if not (min_u - 0.75 * CARD_W_MM <= lu <= max_u + 0.75 * CARD_W_MM
-                + 2 * s.fan_mm and lv >= min_v - 0.5 * CARD_H_MM - 12
-                and lv <= min_v + SEAT_DEPTH_MM + 160):
-            return None
-        best = (math.inf, "")
-        for name, au, av, kind, bu, bv in rows:
-            if kind is None:
-                eu, ev = lu - au, lv - av
-                d = math.sqrt(eu * eu + ev * ev)
-            elif kind == "river":  # a river column: to its current end
-                end = self._river_end.get((s.index, name), av)
-                d = _seg_dist_f(lu, lv, au, av, au, max(end, av) + 40.0)
-            else:
-                d = _seg_dist_f(lu, lv, au, av, bu, bv)
-            if d < best[0]:
-                best = (d, name)
-        return best
-
     def _seat_places_of(self, s: SeatProfile, pts: np.ndarray
                         ) -> tuple[np.ndarray, list[str]]:
-        """:meth:`_seat_place` of many table points at once, with the same arithmetic:
-        each point's distance to the seat's nearest place (inf outside its area) and that
-        place's name ("" outside)."""
+        """Each table point's (mm, (N, 2)) distance to the seat's nearest place (inf outside
+        the seat's area) and that place's name ("" outside): to a pile's point, to a river
+        column's segment as far as the column reaches, to the waste's fan."""
         u, v, o = self._axes(s)
         dx, dy = pts[:, 0] - float(o[0]), pts[:, 1] - float(o[1])
         lu = dx * float(u[0]) + dy * float(u[1])
@@ -478,8 +460,8 @@ class TableModel:
                                                         float, float]]
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The seat's places as segments in its frame, columns of shape (places, 1): start
-        u, v and end u, v (a point place ends where it starts; a river column runs to its
-        current end, as :meth:`_seat_place` measures it)."""
+        u, v and end u, v (a point place ends where it starts; a river column runs 40 mm
+        past its current end)."""
         seg = np.empty((4, len(rows), 1))
         for r, (name, au, av, kind, bu, bv) in enumerate(rows):
             if kind is None:
@@ -493,30 +475,13 @@ class TableModel:
                              ) -> list[tuple[tuple[float, str], SeatProfile] | None]:
         """For each mapped card, the nearest seat's ``(_seat_candidates(s, m), s)`` over
         all seats (the first seat of equals), or None outside every seat's area: all
-        cards and seats at once."""
+        cards at once, seat by seat."""
         out: list[tuple[tuple[float, str], SeatProfile] | None] = [None] * len(mapped)
-        if not mapped or not self.seats:
+        if not mapped:
             return out
-        centres = np.array([m.centre[:2] for m in mapped], np.float64).reshape(-1, 2)
-        index_only = [m.index_only for m in mapped]
         best_d = [math.inf] * len(mapped)
         for s in self.seats:
-            n = len(mapped)
-            if any(index_only):  # a top-left or a bottom-right index: try both
-                u, v, _o = self._axes(s)
-                off = INDEX_TO_CENTRE[0] * u + INDEX_TO_CENTRE[1] * v
-                d, names = self._seat_places_of(s, np.concatenate(
-                    [centres, centres + off, centres + -1 * off]))
-                d_a, names_a, d_b, names_b = d[n:2 * n], names[n:2 * n], d[2 * n:], names[2 * n:]
-            else:
-                d, names = self._seat_places_of(s, centres)
-            for i in range(len(mapped)):
-                if index_only[i]:
-                    found = [(float(dd), nn) for dd, nn in ((d_a[i], names_a[i]),
-                                                           (d_b[i], names_b[i])) if nn]
-                    hit = min(found) if found else None
-                else:
-                    hit = (float(d[i]), names[i]) if names[i] else None
+            for i, hit in enumerate(self._seat_hits(s, mapped)):
                 if hit is not None and hit[0] < best_d[i]:
                     best_d[i] = hit[0]
                     out[i] = (hit, s)
