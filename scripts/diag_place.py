@@ -55,11 +55,12 @@ def changes(rows: Iterator[tuple[float, str, tuple[Any, ...]]]
             yield t, place, state
 
 
-def trace(d: Path, places: list[str], t0: float, t1: float, reads: bool
-          ) -> Iterator[tuple[float, str, tuple[Any, ...]]]:
+def trace(d: Path, places: list[str], t0: float, t1: float, reads: bool,
+          models: str | None = None) -> Iterator[tuple[float, str, tuple[Any, ...]]]:
     """(t_ms, place, (settled, covered, raw read, engine)) for every observation in the
-    window, after the tracker took it."""
-    log, _labels, obs_file = kept_files(d)
+    window, after the tracker took it (``models``: the kept observations of that models
+    folder, as ``scripts.sum_replay --models``)."""
+    log, _labels, obs_file = kept_files(d, models)
     events = [json.loads(x) for x in log.read_text().splitlines()]
     tracker = Tracker(HouseRules.from_dict(events[0]["rules"]), events[0]["seats"])
     calls = [(e["seat"], e["t_ms"]) for e in events if e["type"] == "call"]
@@ -89,9 +90,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("t0", type=float, help="from this many seconds")
     p.add_argument("t1", type=float, help="to this many seconds")
     p.add_argument("--reads", action="store_true", help="show the reader's next reads")
+    p.add_argument("--models", default=None,
+                   help="the observations made with this models folder's name")
     args = p.parse_args(argv)
     rows = trace(args.round, args.places.split(","), args.t0 * 1000, args.t1 * 1000,
-                 args.reads)
+                 args.reads, args.models)
     for t, place, (settled, covered, raw, engine) in changes(rows):
         print(f"{t / 1000:7.1f} {place:14} settled[{settled}]{' covered' if covered else ''}"
               f" raw[{raw}] | engine[{engine}]")

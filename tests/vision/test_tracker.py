@@ -3446,6 +3446,37 @@ def test_a_deal_with_one_column_never_read_starts_and_learns_the_card_later():
     assert tr.nertz_counts() == [13, 13]
 
 
+def _deal_with_a_nertz_and_a_column_never_read(one_column_counts: bool) -> Tracker:
+    """Seat 1's nertz top and third column are never read (a far camera over a deck whose
+    court cards the reader does not get); seat 0 plays AH at 6 s."""
+    tr = Tracker(HouseRules(), 2)
+    if not one_column_counts:  # the old rule: the nertz top's wait needs every column
+        tr.DEAL_WITHOUT_COLUMN_MS = None
+    frames = [(_table({0: "AH", 1: "5D"}), 60),
+              (_table({0: "5C", 1: "5D"}, {"lake:0": ["AH"]}), 20)]
+
+    def unread(obs: Observation) -> None:
+        obs.places.pop("seat1:nertz", None)
+        obs.places.pop("seat1:river2", None)
+
+    _feed_steps(tr, frames, unread)
+    tr.finish()
+    return tr
+
+
+def test_a_deal_whose_nertz_top_and_one_column_are_never_read_starts():
+    # the nertz top's wait counts from when all columns but the unread one were read:
+    # the deal starts with both unknown, before the AH is laid, and the AH is seen played
+    tr = _deal_with_a_nertz_and_a_column_never_read(True)
+    assert tr.dealt and tr.seen_deal[1]["nertz_top"] is None
+    assert tr.seen_deal[1]["river"] == ["KH", "QC", None, "7S"]
+    assert 5000 <= tr.deal_t_ms < 6000
+    assert _moves(tr.log()) == [(0, "AH", "seat0:nertz", "lake:0")]
+    assert tr.nertz_counts() == [12, 13]
+    # waiting for every column before the nertz top's wait: no deal, nothing seen
+    assert not _deal_with_a_nertz_and_a_column_never_read(False).dealt
+
+
 def _run_on_an_unseen_base(on: bool, suit: str = "H", switch: str = "UNSEEN_BASE_RUN"
                            ) -> Tracker:
     """Seat 0's nertz 3 of ``suit`` starts a pile (its Ace and 2 never seen), seat 1's
