@@ -4425,7 +4425,12 @@ class Tracker:
         arm = dest is not None and spot[2] in self._arms_over(dest.box, t - 600, t)
         brief = self.SHOWN_BRIEFLY_MS
         if seen is not None and t + 150 < seen <= self.t_ms and not spot[3]:
-            dep = 1  # still seen at its place after it landed elsewhere: another deck's
+            flight = self.IN_FLIGHT_GLIMPSE_MS
+            if flight is not None and arm and dep == 3 and seen - t <= flight and \
+                    not spot[0].endswith(":waste"):
+                pass  # (glimpsed landing in its seat's hand as it left: see the attribute)
+            else:
+                dep = 1  # still seen at its place after it landed elsewhere: another deck's
             if brief is not None and arm and spot[0].endswith(":waste") and \
                     seen - t <= brief <= self.t_ms - seen:
                 dep = 2  # shown there only just after, not since, and its seat's arm laid
@@ -4440,6 +4445,13 @@ class Tracker:
     #: after the 5S landed; the pile's 5S never credited, its 7S to KS each flagged);
     #: None: off
     SHOWN_BRIEFLY_MS: float | None = 1500.0
+    #: a nertz or column card seen gone from its place, last seen there at most this long
+    #: after its landing elsewhere was first glimpsed, its seat's arm over the landing, left
+    #: for it: the landing was glimpsed in the hand that carried it, over the destination
+    #: while the place still showed the card under the same hand (real path, ``--seed 5``
+    #: round 6: seat 0's nertz KS, read on its empty column in flight 0.2 s before the pile
+    #: stopped showing it, was taken for another deck's KS and never moved); None: off
+    IN_FLIGHT_GLIMPSE_MS: float | None = 1500.0
 
     #: two identical cards leave for one pile and one landing shows: a card glimpsed on a
     #: waste (its draw never committed) that left first landed first (see below)

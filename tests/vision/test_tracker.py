@@ -5244,6 +5244,38 @@ def test_a_waste_reading_the_card_just_after_its_seat_laid_it_still_lost_it():
     assert not tr.table.lake or _pile(tr) == []
 
 
+def _nertz_card_glimpsed_in_flight(window: float | None) -> Tracker:
+    """Seat 0's arm carries its nertz 8H to its 9C column: the column reads 9C 8H (the card
+    in the hand over it) for 0.3 s while the pile still reads 8H under the same hand; then
+    the pile shows its next card, 5C, and the hand goes."""
+    boxes = {"seat0:nertz": (0.0, 0.0, 10.0, 14.0), "seat0:river2": (40.0, 0.0, 50.0, 14.0)}
+    arm = [((0.0, 0.0, 50.0, 14.0), 0)]
+    tr = Tracker(HouseRules(), 2)
+    tr.IN_FLIGHT_GLIMPSE_MS = window
+    landed = {"seat0:river2": ["9C", "8H"]}
+    _play_boxed(tr, [(_table({0: "8H", 1: "5D"}), 4, []),
+                     (_table({0: "8H", 1: "5D"}), 1, arm),
+                     (_table({0: "8H", 1: "5D"}, landed), 3, arm),
+                     (_table({0: "5C", 1: "5D"}, landed), 2, arm),
+                     (_table({0: "5C", 1: "5D"}, landed), 30, [])], boxes)
+    return tr
+
+
+def test_a_card_glimpsed_landing_in_the_hand_that_takes_it_left_its_place():
+    # the pile showed the 8H 0.3 s after the column first did, under the seat's own arm:
+    # the card in flight, not another deck's 8H; it moved, seen, as it landed
+    tr = _nertz_card_glimpsed_in_flight(1500.0)
+    moves = [e for e in tr.log() if e["type"] == "move"]
+    assert _moves(moves) == [(0, "8H", "seat0:nertz", "seat0:river2")]
+    assert not moves[0].get("inferred") and moves[0]["t_ms"] == 500
+    assert tr.nertz_counts() == [12, 13]
+    # taken for another deck's 8H still on the pile: the pile's card left unseen, the
+    # move only inferred later (on a real table, where the pile's next card was one the
+    # engine had elsewhere, it never moved: ``--seed 5`` round 6)
+    moves = [e for e in _nertz_card_glimpsed_in_flight(None).log() if e["type"] == "move"]
+    assert [m.get("inferred", False) for m in moves] == [True]
+
+
 def _ace_landing_among_two_decks(looks_like: int, look_rule: bool) -> list[tuple]:
     """Both seats' wastes show an AS, both turn three new cards as an AS lands on the lake:
     either seat's AS may have gone there. Each seat's cards have their deck's look; the
