@@ -2175,8 +2175,9 @@ class Tracker:
                          if self.seen_at.get((self._obs_place_of(c[0]), code)) is not None]
                 landed = max([landed] + [self.seen_at[(self._obs_place_of(c[0]), code)] + 1
                                          for c in cands])
-            twin_ok = kind == "lake" and len(run) == 1 and bool(exp) and not misread and \
-                self.TWIN_ARRIVAL and (final or self.t_ms - landed >= self.wait_ms)
+            twin_ok = kind == "lake" and len(run) == 1 and (
+                bool(exp) or self.NEW_PILE_TWIN and Card.parse(code).rank == 1) and \
+                not misread and self.TWIN_ARRIVAL and (final or self.t_ms - landed >= self.wait_ms)
             if not cands:
                 if twin_ok and self._twin_arrival(dest, code, landed, st):
                     return True
@@ -3720,6 +3721,10 @@ class Tracker:
     #: path, round 8: the club pile read AS 2S, then 3S for 10 s while seat 1's 3C left
     #: its waste; the 3C was never credited and the 5C to QC laid on it were each flagged)
     TWIN_ARRIVAL = True
+    #: :attr:`TWIN_ARRIVAL` also for a new pile, its Ace read as its twin (real path,
+    #: ``--seed 5`` round 0: seat 1's waste AC, read AS on the new pile as the waste lost
+    #: it, never moved; the pile's 2C and 3C were flagged)
+    NEW_PILE_TWIN = True
 
     def _twin_arrival(self, dest: str, code: str, landed: float, st: _PlaceState) -> bool:
         """See :attr:`TWIN_ARRIVAL`: commit the twin's move (the pile renamed first when
@@ -3727,7 +3732,11 @@ class Tracker:
         table = self.table
         assert table is not None
         twin = _twin(code)
-        if twin is None or (j := self.lake_map.get(dest)) is None or j >= len(table.lake):
+        j = self.lake_map.get(dest)
+        if j is None and self.NEW_PILE_TWIN and dest not in self._deal_lake:
+            j = len(table.lake)  # (a new pile: its first card read as its twin)
+        if twin is None or j is None or j > len(table.lake) or \
+                j == len(table.lake) and dest in self.lake_map:
             return False
         free = self._free_spots(twin, dest)
         pool = self._waste_candidates(twin, dest, free, landed)
@@ -3750,9 +3759,12 @@ class Tracker:
         if self.table.is_legal(action) is not True and not self._recode_twin_pile(action):
             return False
         self.misreads[dest] = (twin, code)
-        return self._commit(action, int(landed), st.stable_frame, evidence={
-            "why": f"{dest} read {code}, which no seat lost, as {twin} left {src}",
-            "from": src, "seen": [code]})
+        if not self._commit(action, int(landed), st.stable_frame, evidence={
+                "why": f"{dest} read {code}, which no seat lost, as {twin} left {src}",
+                "from": src, "seen": [code]}):
+            return False
+        self.lake_map.setdefault(dest, j)
+        return True
 
     #: :meth:`_recode_twin_pile` needs the twin suit among the reader's alternatives of
     #: one of the pile's cards, not of each (real path, round 1: the spade pile read AC

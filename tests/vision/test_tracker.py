@@ -4541,14 +4541,17 @@ def test_a_pile_read_as_a_card_no_seat_lost_takes_the_twin_seen_leaving():
     assert tr.table.score().lake_cards == [1, 0]
 
 
-def _dealt_twin_leaves(on: bool, drawn_over: str = "9S", rank: str = "A") -> Tracker:
+def _dealt_twin_leaves(on: bool, drawn_over: str = "9S", rank: str = "A",
+                       new_pile_twin: bool = False) -> Tracker:
     """Seat 0's last column is dealt an AS read AC; seat 1's waste shows an AS, then a draw
     over it (``drawn_over``, or none: the AS stays); then seat 0's column shows empty as an
     AS starts a pile (with ``rank``: that rank's cards instead of the aces)."""
     tr = Tracker(HouseRules(), 2)
     tr.TWIN_DEALT_DEPARTURE = on
-    if not on:  # (nor an Ace no seat in view lost taken for a hidden card)
+    if not on:  # (nor an Ace no seat in view lost taken for a hidden card, nor, unless
+        # ``new_pile_twin``, a new pile's Ace taken for its twin that left a place)
         tr.HIDDEN_LANDING_ACE = False
+        tr.NEW_PILE_TWIN = new_pile_twin
     club, spade = f"{rank}C", f"{rank}S"
     col = {"seat0:river3": [club]}
     waste = {"seat1:waste": ["JH", drawn_over or spade]}
@@ -4579,6 +4582,10 @@ def test_a_dealt_card_read_as_its_twin_that_lands_on_the_lake_is_its_seats():
     # without it, no seat lost an AS: the pile's is never credited
     tr = _dealt_twin_leaves(False, drawn_over="")
     assert _moves(tr.log()) == [] and tr.table.score().lake_cards == [0, 0]
+    # (a new pile's Ace read as the twin of a card that just left a place is that card:
+    # seat 0's, under the code its column read)
+    tr = _dealt_twin_leaves(False, drawn_over="", new_pile_twin=True)
+    assert _moves(tr.log()) == [(0, "AC", "seat0:river3", "lake:0")]
     # a read the pile's cards do not agree with (a 2S starting a pile) corrects no deal
     tr = _dealt_twin_leaves(True, rank="2")
     deal = next(e for e in tr.log() if e["type"] == "deal" and e["seat"] == 0)
@@ -5274,6 +5281,29 @@ def test_a_card_glimpsed_landing_in_the_hand_that_takes_it_left_its_place():
     # engine had elsewhere, it never moved: ``--seed 5`` round 6)
     moves = [e for e in _nertz_card_glimpsed_in_flight(None).log() if e["type"] == "move"]
     assert [m.get("inferred", False) for m in moves] == [True]
+
+
+def _new_pile_of_a_twin_read_ace(rule: bool) -> Tracker:
+    """Seat 0's waste shows AS 7D AC (its AS under the fan), seat 1's waste 9H 2D AS; seat
+    0 plays its AC to start a pile, which reads AS."""
+    tr = Tracker(HouseRules(), 2)
+    tr.NEW_PILE_TWIN = rule
+    w1 = {"seat1:waste": ["9H", "2D", "AS"]}
+    _feed_steps(tr, [(_table({0: "5C", 1: "5D"}, {"seat0:waste": ["AS", "7D", "AC"], **w1}), 10),
+                     (_table({0: "5C", 1: "5D"}, {"seat0:waste": ["AS", "7D"], **w1,
+                                                  "lake:0": ["AS"]}), 40)])
+    tr.finish()
+    return tr
+
+
+def test_a_new_pile_whose_ace_reads_as_its_twin_is_the_ace_that_left():
+    # both seats' AS still show on their wastes: the new pile's AS is the AC that seat 0's
+    # waste just lost, read in the other black suit
+    tr = _new_pile_of_a_twin_read_ace(True)
+    assert _moves(tr.log()) == [(0, "AC", "seat0:waste", "lake:0")]
+    assert _pile(tr) == [(0, "AC", True)] and not tr.flags()
+    # without the rule for new piles the read stands: a club pile taken for a spade one
+    assert _pile(_new_pile_of_a_twin_read_ace(False)) == [(0, "AS", True)]
 
 
 def _ace_landing_among_two_decks(looks_like: int, look_rule: bool) -> list[tuple]:
