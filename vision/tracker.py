@@ -1539,6 +1539,12 @@ class Tracker:
     #: round 1: seat 2's 4S 3H column moved unseen, read empty, then refilled with its
     #: nertz QD: the 3H left, the 4S stayed, and the QD was never taken from the pile)
     EMPTIED_WHOLE = True
+    #: a column seen empty before a card left it (by the engine's record) still gave up
+    #: the cards the engine kept there: only a card laid on it after the view makes that
+    #: view out of date (real path, ``--seed 6`` round 3: seat 0's 10H left a column the
+    #: engine had as JC 10H, the JC a misread of the JS played elsewhere; the column, seen
+    #: empty, kept its JC, and the 4C, 3H and 2S laid there were never credited)
+    EMPTIED_ARRIVALS_ONLY = True
 
     def _emptied_columns(self, final: bool) -> bool:
         """Take the engine's cards out of a column the camera showed empty (see
@@ -1568,7 +1574,8 @@ class Tracker:
                 continue
             else:
                 since = st.stable_t
-            if since <= self._last_touched(name, emptied=not self.EMPTIED_WHOLE):
+            if since <= self._last_touched(name, emptied=not self.EMPTIED_WHOLE,
+                                           arrivals=self.EMPTIED_ARRIVALS_ONLY):
                 continue  # (seen empty before the engine's cards came there)
             seat = Place.parse(name).seat
             assert seat is not None
@@ -1584,15 +1591,17 @@ class Tracker:
                                 evidence=evidence)
         return False
 
-    def _last_touched(self, place: str, emptied: bool = True) -> float:
+    def _last_touched(self, place: str, emptied: bool = True, arrivals: bool = False
+                      ) -> float:
         """When the engine's last record moved a card onto or off ``place`` (the deal:
         0); without ``emptied``, records that took cards off it because the camera showed it
-        empty do not count."""
+        empty do not count; with ``arrivals``, only records that moved cards onto it."""
         for rec in reversed(self.records):
             a = rec.action
             if not emptied and rec.evidence.get("emptied") == place:
                 continue
-            if place in (getattr(a, "src", None), getattr(a, "dst", None)):
+            if place == getattr(a, "dst", None) or \
+                    not arrivals and place == getattr(a, "src", None):
                 return float(rec.t_ms)
         return 0.0
 

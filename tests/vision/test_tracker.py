@@ -3477,6 +3477,37 @@ def test_a_deal_whose_nertz_top_and_one_column_are_never_read_starts():
     assert not _deal_with_a_nertz_and_a_column_never_read(False).dealt
 
 
+def _column_emptied_before_its_top_landed(rule: bool) -> Tracker:
+    """Seat 0's column 3S gets the nertz 2H; the column then shows empty (the 3S gone
+    unseen) before the 2H settles on seat 1's AH pile; later seat 0 lays its nertz 5C on
+    the empty column."""
+    tr = Tracker(HouseRules(), 2)
+    tr.EMPTIED_ARRIVALS_ONLY = rule
+    _feed_steps(tr, [
+        (_table({0: "2H", 1: "AH"}, {"seat0:river3": ["3S"]}), 10),
+        (_table({0: "2H", 1: "5D"}, {"seat0:river3": ["3S"], "lake:0": ["AH"]}), 10),
+        (_table({0: "5C", 1: "5D"}, {"seat0:river3": ["3S", "2H"], "lake:0": ["AH"]}), 10),
+        (_table({0: "5C", 1: "5D"}, {"seat0:river3": [], "lake:0": ["AH"]}), 5),
+        (_table({0: "5C", 1: "5D"}, {"seat0:river3": [], "lake:0": ["2H"]}), 40),
+        (_table({0: "9C", 1: "5D"}, {"seat0:river3": ["5C"], "lake:0": ["2H"]}), 40),
+    ], _shown_empty("seat0:river3"))
+    tr.finish()
+    return tr
+
+
+def test_a_column_seen_empty_before_its_tops_move_was_recorded_gave_up_its_cards():
+    # the empty view came before the 2H's landing (the record that took it off the
+    # column) but after every card laid there: the 3S left too, so the 5C lies on an
+    # empty column
+    tr = _column_emptied_before_its_top_landed(True)
+    assert (0, "5C", "seat0:nertz", "seat0:river3") in _moves(tr.log())
+    assert tr.table.layouts[0].river[3][-1].code == "5C" and not tr.flags()
+    # counting the 2H's record as a card laid there since: the 3S stays for good, the 5C
+    # cannot lie on it and is never credited
+    tr = _column_emptied_before_its_top_landed(False)
+    assert (0, "5C", "seat0:nertz", "seat0:river3") not in _moves(tr.log())
+
+
 def _run_on_an_unseen_base(on: bool, suit: str = "H", switch: str = "UNSEEN_BASE_RUN"
                            ) -> Tracker:
     """Seat 0's nertz 3 of ``suit`` starts a pile (its Ace and 2 never seen), seat 1's
@@ -3790,6 +3821,7 @@ def _two_card_column_emptied_unseen(whole: bool) -> Tracker:
     two cards went, nobody saw), and its next nertz card, KC, fills it."""
     tr = Tracker(HouseRules(), 2)
     tr.EMPTIED_WHOLE = whole
+    tr.EMPTIED_ARRIVALS_ONLY = whole  # (which counts no departure record at all)
     steps = [(_table({0: "6S", 1: "4H"}), 10),
              (_table({0: "KC", 1: "4H"}, {"seat0:river3": ["7H", "6S"]}), 20),
              (_table({0: "KC", 1: "4H"}, {"seat0:river3": []}), 20),
