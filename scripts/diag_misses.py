@@ -11,6 +11,14 @@ twin, counted apart as ``X on X``).
 ``--list`` prints each missed move with the tracker's moves of its card nearby, each extra
 move with the simulator's (an extra with none is a card misread: the reader's code never
 moved then), and each false or missed flag.
+
+``--settled`` also tells, for each missed move the tracker did nothing with (``none``), what
+the tracker's own settled views showed of it (:func:`settled_evidence`): ``seen`` (the source
+held the card and showed it gone, the destination showed it arrive: the tracker saw the move
+and did not commit it, a rule to look at) or only one end of it, or neither (the camera's
+reads never showed it: a reader's or the gate's miss).
+
+    python -m scripts.diag_misses cache/real26 --list --settled
 """
 
 from __future__ import annotations
@@ -23,6 +31,8 @@ from typing import Any
 from scripts.diag_replay import _fmt, run, unmatched
 from scripts.eval_replay import flag_key, pairs
 from scripts.sum_replay import kept_files, round_dirs
+from vision.observation import Observation
+from vision.tracker import Tracker
 
 #: how far apart in time a tracker move of the same card may be to count as "near"
 NEAR_MS = 8000
@@ -46,6 +56,47 @@ def cause(miss: dict[str, Any], got: list[dict[str, Any]]) -> tuple[str, list[di
     if near[0]["seat"] != miss["seat"]:
         return "wrong seat", near
     return ("wrong src" if near[0]["from"] != miss["from"] else "other"), near
+
+
+#: Settled views of every place after each observation: (t_ms, {place: cards or None}).
+SettledHistory = list[tuple[float, dict[str, tuple[str, ...] | None]]]
+
+
+class RecordingTracker(Tracker):
+    """A :class:`~vision.tracker.Tracker` that keeps each place's settled view after every
+    observation (:attr:`settled`), for :func:`settled_evidence`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.settled: SettledHistory = []
+
+    def update(self, obs: Observation) -> list[dict[str, Any]]:
+        events = super().update(obs)
+        self.settled.append((float(obs.t_ms),
+                             {name: st.stable for name, st in self.states.items()}))
+        return events
+
+
+def settled_evidence(miss: dict[str, Any], settled: SettledHistory,
+                     before_ms: float = 3000.0, after_ms: float = 4000.0) -> str:
+    """What the tracker's settled views showed of a missed move: ``seen`` (its source held
+    the card in the ``before_ms`` up to it and showed it gone in the ``after_ms`` after, and
+    its destination, or any lake pile for a lake move, showed it on top then), ``left only``,
+    ``arrived only`` or ``-`` (neither)."""
+    t, card, src, dst = miss["t_ms"], miss["card"], miss["from"], miss["to"]
+    before = [views for tt, views in settled if t - before_ms <= tt <= t]
+    after = [views for tt, views in settled if t < tt <= t + after_ms]
+    had = any(card in (views.get(src) or ()) for views in before)
+    gone = any(views.get(src) is not None and card not in (views.get(src) or ())
+               for views in after)
+    if dst.startswith("lake"):
+        arrived = any(any(name.startswith("lake") and cards and cards[-1] == card
+                          for name, cards in views.items()) for views in after)
+    else:
+        arrived = any(card in (views.get(dst) or ()) for views in after)
+    left = had and gone
+    return "seen" if left and arrived else "left only" if left else \
+        "arrived only" if arrived else "-"
 
 
 def truth_near(extra: dict[str, Any], truth: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -85,6 +136,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--models", default=None, metavar="NAME",
                    help="the observations made with the models folder of this name "
                         "(scripts.eval_replay --models DIR); default: those of models/")
+    p.add_argument("--settled", action="store_true",
+                   help="tell what the tracker's settled views showed of each missed move it "
+                        "did nothing with (see the module doc)")
     args = p.parse_args(argv)
     dirs = round_dirs(args.cache, set(args.only.split(",")) if args.only else None,
                       args.models)
@@ -95,16 +149,25 @@ def main(argv: list[str] | None = None) -> None:
     extra: Counter[tuple[str, str]] = Counter()
     false_flags: Counter[str] = Counter()
     missed_flags: Counter[str] = Counter()
+    settled_seen: Counter[str] = Counter()
     right_flags = 0
     for d in dirs:
-        truth, tracker = run(*kept_files(d, args.models))
+        truth, tracker = run(*kept_files(d, args.models),
+                             tracker_cls=RecordingTracker if args.settled else Tracker)
         got = [e for e in tracker.log() if e["type"] == "move"]
         misses, extras = unmatched([e for e in truth if e["type"] == "move"], got)
         for m in misses:
             why, near = cause(m, got)
             missed[(kind(m["from"]), kind(m["to"]), why)] += 1
+            shown = ""
+            if args.settled and why == "none":
+                assert isinstance(tracker, RecordingTracker)
+                evidence = settled_evidence(m, tracker.settled)
+                settled_seen[evidence] += 1
+                shown = f" | settled: {evidence}"
             if args.list:
-                print(f"{d.name:>4} MISS {_fmt(m)} | {why} | " + "; ".join(_fmt(g) for g in near))
+                print(f"{d.name:>4} MISS {_fmt(m)} | {why} | " + "; ".join(_fmt(g) for g in near)
+                      + shown)
         for x in extras:
             extra[(kind(x["from"]), kind(x["to"]))] += 1
             if args.list:
@@ -128,6 +191,9 @@ def main(argv: list[str] | None = None) -> None:
     print(f"missed {sum(missed.values())}:")
     for (src, dst, why), n in missed.most_common():
         print(f"  {src:>5} -> {dst:<5} {why:<10} {n}")
+    if args.settled:
+        print("missed moves the tracker did nothing with, by what its settled views showed: "
+              + ", ".join(f"{k} {n}" for k, n in settled_seen.most_common()))
     print(f"extra {sum(extra.values())}:")
     for (src, dst), n in extra.most_common():
         print(f"  {src:>5} -> {dst:<5} {n}")

@@ -6,13 +6,22 @@ import os
 
 import pytest
 
+from rules import HouseRules
 from scripts.diag_columns import classify
 from scripts.diag_looks import band
-from scripts.diag_misses import cause, flag_errors, flag_kind, kind, truth_near
+from scripts.diag_misses import (
+    RecordingTracker,
+    cause,
+    flag_errors,
+    flag_kind,
+    kind,
+    settled_evidence,
+    truth_near,
+)
 from scripts.diag_place import changes, read_text
 from scripts.eval_replay import observations_name
 from scripts.sum_replay import kept_files, round_dirs
-from vision.observation import SeenCard
+from vision.observation import Observation, PlaceView, SeenCard
 
 
 def test_a_column_view_is_classed_against_the_engine_and_the_truth():
@@ -35,6 +44,31 @@ def test_a_missed_move_is_classed_by_what_the_tracker_did_with_its_card_nearby()
     assert cause(miss, [nertz])[0] == "wrong src"
     assert cause(miss, [{**miss, "t_ms": 45000}])[0] == "none"  # (too late to be it)
     assert cause(miss, [{**miss, "to": "seat0:river2"}])[0] == "none"  # (not to the lake)
+
+
+def test_a_missed_move_is_told_by_what_the_trackers_settled_views_showed():
+    miss = {"seat": 0, "card": "KS", "from": "seat0:nertz", "to": "seat0:river0",
+            "t_ms": 5000}
+    before = (4000.0, {"seat0:nertz": ("KS",), "seat0:river0": ()})
+    left = (5500.0, {"seat0:nertz": ("QS",), "seat0:river0": ()})
+    both = (5600.0, {"seat0:nertz": ("QS",), "seat0:river0": ("KS",)})
+    assert settled_evidence(miss, [before, left, both]) == "seen"
+    assert settled_evidence(miss, [before, left]) == "left only"
+    assert settled_evidence(miss, [before, (5600.0, {"seat0:nertz": ("KS",),
+                                                     "seat0:river0": ("KS",)})]) == "arrived only"
+    assert settled_evidence(miss, [before]) == "-"
+    # too late to be it, and a lake move's card on top of any lake pile
+    assert settled_evidence(miss, [before, left, (9500.0, both[1])]) == "left only"
+    lake = {**miss, "to": "lake:3"}
+    assert settled_evidence(lake, [before, (5600.0, {"seat0:nertz": ("QS",),
+                                                     "lake:1": ("QS", "KS")})]) == "seen"
+    # a recording tracker keeps every place's settled view after each observation
+    tr = RecordingTracker(HouseRules(), 2)
+    for n in range(3):
+        tr.update(Observation(n, n * 100.0, {"seat0:nertz": PlaceView(
+            "seat0:nertz", [SeenCard("KS", (0, 0, 1, 1))], 0.0)}))
+    assert [t for t, _v in tr.settled] == [0.0, 100.0, 200.0]
+    assert all(isinstance(v, dict) for _t, v in tr.settled)
 
 
 def test_a_places_trace_shows_reads_with_their_next_reads_and_only_changes():
