@@ -3744,8 +3744,9 @@ class Tracker:
         j = self.lake_map.get(dest)
         if j is None and self.NEW_PILE_TWIN and dest not in self._deal_lake:
             j = len(table.lake)  # (a new pile: its first card read as its twin)
-        if twin is None or j is None or j > len(table.lake) or \
-                j == len(table.lake) and dest in self.lake_map:
+        elif j is not None and j >= len(table.lake):
+            return False
+        if twin is None or j is None:
             return False
         free = self._free_spots(twin, dest)
         pool = self._waste_candidates(twin, dest, free, landed)
@@ -4447,10 +4448,9 @@ class Tracker:
         brief = self.SHOWN_BRIEFLY_MS
         if seen is not None and t + 150 < seen <= self.t_ms and not spot[3]:
             flight = self.IN_FLIGHT_GLIMPSE_MS
-            if flight is not None and arm and dep == 3 and seen - t <= flight and \
-                    not spot[0].endswith(":waste"):
-                pass  # (glimpsed landing in its seat's hand as it left: see the attribute)
-            else:
+            in_flight = flight is not None and arm and dep == 3 and seen - t <= flight and \
+                not spot[0].endswith(":waste")  # (glimpsed landing in its seat's hand)
+            if not in_flight:
                 dep = 1  # still seen at its place after it landed elsewhere: another deck's
             if brief is not None and arm and spot[0].endswith(":waste") and \
                     seen - t <= brief <= self.t_ms - seen:
