@@ -1963,6 +1963,12 @@ class Tracker:
     #: 12 s, waited until the 9C was read). False: off
     LONE_NEW_TOP = True
 
+    #: ... also when the view shows lower strips too, none of them read as the column's
+    #: cards, as long as it shows no more cards than the column would hold with the new
+    #: one (`--seed 5` round 1: seat 0's 7D laid on its 9D 8C, read 5D 7D, and the 6S on
+    #: it read 5D 6S: neither was credited). False: only a lone card
+    NEW_TOP_OVER_MISREADS = True
+
     #: a column whose new top, read sure, is the top of a run of another column of the
     #: seat that now shows the card under that run (or nothing), and whose other new cards
     #: are mostly that run's (some strips misread or unread), took that whole run when its
@@ -2050,12 +2056,16 @@ class Tracker:
                         # that card laid on it, when it may legally lie there (misreads are
                         # no evidence of an illegal placement)
                         run, misread_under = seen[-1:], True
-                    elif self.LONE_NEW_TOP and len(seen) == 1 and len(exp) > 1 and \
-                            seen[0] not in exp and _builds_down(seen[0], exp[-1]) and \
+                    elif self.LONE_NEW_TOP and len(exp) > 1 and (
+                            len(seen) == 1 or self.NEW_TOP_OVER_MISREADS
+                            and len(seen) <= len(exp) + 1
+                            and not set(seen[:-1]) & set(exp)) and \
+                            seen[-1] not in exp and seen[-1] not in seen[:-1] and \
+                            _builds_down(seen[-1], exp[-1]) and \
                             len(st.tops) >= 2 and st.tops[-2][0] == exp[-1]:
                         # the column read as one new card, right after it settled with the
                         # engine's top: laid on it, the fan's lower strips not read
-                        run, misread_under = seen, True
+                        run, misread_under = seen[-1:], True
                     elif (moved := self._run_to_sure_top(dest, exp, seen)) is not None:
                         run, misread_under = moved, True
                     else:

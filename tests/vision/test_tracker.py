@@ -3816,6 +3816,41 @@ def test_a_card_read_alone_on_a_column_that_showed_its_top_lies_on_it():
     assert events[1]["t_ms"] >= 10000 and events[1].get("inferred")
 
 
+def _card_on_a_column_over_misread_strips(over_misreads: bool) -> list[dict]:
+    """Seat 0 lays its nertz JC on its QD column (read right), then its nertz 10H on the
+    JC; the column then reads 5D 10H (the QD and JC strips read as one wrong strip) while
+    a hand hides the nertz pile for 3 s."""
+    tr = Tracker(HouseRules(), 2)
+    tr.NEW_TOP_OVER_MISREADS = over_misreads
+    steps = [(_table({0: "JC", 1: "4H"}), 10),
+             (_table({0: "10H", 1: "4H"}, {"seat0:river1": ["QD", "JC"]}), 20),
+             (_table({0: "5S", 1: "4H"}, {"seat0:river1": ["5D", "10H"]}), 60)]
+
+    def hand_on_nertz(obs: Observation) -> None:
+        if 30 <= obs.frame < 60:
+            obs.places["seat0:nertz"] = PlaceView("seat0:nertz", [], 0.9)
+
+    _feed_steps(tr, steps, adjust=hand_on_nertz)
+    tr.finish()
+    assert tr.nertz_counts() == [11, 13] and not tr.flags()
+    assert [c.code for c in tr.table.layouts[0].river[1]] == ["QD", "JC", "10H"]
+    return [e for e in tr.log() if e["type"] in ("move", "unseen")]
+
+
+def test_a_card_laid_on_a_column_whose_lower_strips_read_wrong_lies_on_it():
+    # the 10H may lie on the JC the column showed on top just before: laid there as soon
+    # as it showed (3.0 s), though the strip under it reads as no card of the column
+    events = _card_on_a_column_over_misread_strips(True)
+    assert [(e["type"], e["card"], e["from"], e.get("to")) for e in events] == [
+        ("move", "JC", "seat0:nertz", "seat0:river1"),
+        ("move", "10H", "seat0:nertz", "seat0:river1")]
+    assert 3000 <= events[1]["t_ms"] <= 3300 and not events[1].get("inferred")
+    # without it, the 10H waits until the hand leaves the nertz pile: inferred 3 s late
+    events = _card_on_a_column_over_misread_strips(False)
+    assert [e["card"] for e in events] == ["JC", "10H"]
+    assert events[1]["t_ms"] >= 6000 and events[1].get("inferred")
+
+
 def _two_card_column_emptied_unseen(whole: bool) -> Tracker:
     """Seat 0 lays its nertz 6S on its 7H column; the column is then seen empty (where the
     two cards went, nobody saw), and its next nertz card, KC, fills it."""
