@@ -704,7 +704,8 @@ class Tracker:
                 # for a while (a persistent read is believed: the engine may be wrong)
                 if st.doubt is None or st.doubt[0] != tuple(codes):
                     st.doubt = (tuple(codes), float(obs.t_ms))
-                usable = obs.t_ms - st.doubt[1] >= self.doubt_ms
+                usable = obs.t_ms - st.doubt[1] >= self.doubt_ms or \
+                    place.kind == "lake" and self._just_departed(codes[-1], st.doubt[1])
             else:
                 st.doubt = None
             covered = view is not None and view.covered > self.cover_limit
@@ -859,6 +860,36 @@ class Tracker:
     #: round 13: seat 0's 2C, seen leaving its waste, read 2S (2C 0.42) on its 3D; the 2S
     #: was taken from the seat's hidden cards)
     TWIN_FITS_BETTER = True
+
+    #: a lake pile's read that fits nothing and is not sure counts at once, not after
+    #: ``doubt_ms``, when it is the card a seat's place was just seen losing: the place,
+    #: a nertz pile or a column where the engine has it on top, has settled without it (a
+    #: column showing the card under it), having shown it read sure at most this long
+    #: before the pile first showed it (a waste's cards under its top are the engine's
+    #: guess) (`--seed 5` round 1: seat 1's 3C, laid on a new
+    #: pile for 1.5 s and taken back, was held in doubt and never seen there: neither the
+    #: misplacement nor its take-back). None: off
+    DOUBT_DEPARTED_MS: float | None = 2000.0
+
+    def _just_departed(self, code: str, since: float) -> bool:
+        """See :attr:`DOUBT_DEPARTED_MS`: whether a seat's place just lost ``code``, a read
+        doubtful since ``since``."""
+        if self.DOUBT_DEPARTED_MS is None or self.table is None:
+            return False
+        for seat in range(self.seats):
+            last = self.seen_last.get((seat, code))
+            if last is None or last[1] < since - self.DOUBT_DEPARTED_MS:
+                continue
+            place, st = last[0], self.states.get(last[0])
+            exp = self._expected(place)
+            if st is None or st.stable is None or st.covered or code in st.stable or \
+                    exp[-1:] != (code,) or \
+                    self.sure_at.get((place, code), -1.0) < since - self.DOUBT_DEPARTED_MS:
+                continue
+            if self._kind(place) == "nertz" or self._kind(place) == "river" and \
+                    st.stable[-1:] == exp[-2:-1]:
+                return True  # (a column shows the card that was under it)
+        return False
 
     def _resolved(self, place: str, view: Any) -> tuple[list[str], bool]:
         """The codes of a place's cards, each read replaced by one of the reader's

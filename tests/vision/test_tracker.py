@@ -3893,6 +3893,45 @@ def _legal_card_read_back_on_its_pile(rule: bool) -> Tracker:
     return tr
 
 
+def _brief_misplacement_read_unsure(believe_departed: bool) -> list[dict]:
+    """Seat 0 lays its column's 7H on the lake, where it cannot start a pile, read unsure
+    (7D the reader's next read) for 1.5 s, then takes it back to the column."""
+    tr = Tracker(HouseRules(), 2)
+    tr.DOUBT_DEPARTED_MS = 2000.0 if believe_departed else None
+    steps = [(_table({0: "KC", 1: "4H"}), 10),
+             (_table({0: "KC", 1: "4H"}, {"seat0:river3": [], "lake:0": ["7H"]}), 15),
+             (_table({0: "KC", 1: "4H"}), 20)]
+
+    def adjust(obs: Observation) -> None:
+        if 10 <= obs.frame < 25:
+            _show_empty(obs, "seat0:river3")
+            obs.places["lake:0"].cards = [replace(c, alternatives=(("7D", 0.2),))
+                                          for c in obs.places["lake:0"].cards]
+        elif obs.frame >= 25:
+            _show_empty(obs, "lake:0")
+
+    _feed_steps(tr, steps, adjust=adjust)
+    tr.finish()
+    assert [c.code for c in tr.table.layouts[0].river[3]] == ["7H"]
+    assert tr.nertz_counts() == [13, 13] and not any(f.placements for f in tr.table.lake)
+    return [e for e in tr.log() if e["type"] in ("move", "retract", "flag")]
+
+
+def test_a_card_misplaced_for_a_moment_is_seen_though_read_unsure():
+    # the 7H read on the new pile is the card seat 0's column was just seen losing: its
+    # read counts at once, and the misplacement and its take-back are both recorded
+    events = _brief_misplacement_read_unsure(True)
+    assert [(e["type"], e["card"], e.get("from"), e.get("to") or e.get("rule"))
+            for e in events] == [
+        ("move", "7H", "seat0:river3", "lake:0"), ("flag", "7H", None, "foundation_needs_ace"),
+        ("retract", "7H", "lake:0", "seat0:river3")]
+    assert events[1]["corrected_at"] == events[2]["t_ms"]
+    assert 1000 <= events[0]["t_ms"] <= 1200 and 2500 <= events[2]["t_ms"] <= 2800
+    # without it the read is held in doubt for 3 s, longer than the card lay there: the
+    # referee saw nothing
+    assert _brief_misplacement_read_unsure(False) == []
+
+
 def test_a_card_correctly_placed_is_never_taken_back():
     # RULES.md: a correctly placed card is never taken back; reads that look like one are
     # misreads (NO_LEGAL_RETRACT): the 6S stays on the column, one card out of the pile
