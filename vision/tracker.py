@@ -5828,7 +5828,10 @@ class Tracker:
             r = next((i for i, rec in enumerate(self.records)
                       if rec.t_ms > t + self.CALL_SLACK_MS
                       and not self._maybe_before(rec, t)), None)
-            if left and self._nertz_seen_empty(seat, t):
+            seen_empty = self._nertz_seen_empty(seat, t)
+            if not left and seen_empty and self.NERTZ_MOVES_BEFORE_CALL_DECIDED:
+                r = self._nertz_moves_before_call(seat, t, r)
+            if left and seen_empty:
                 # the camera shows the pile empty since before the call while the tracker
                 # still counts cards in it: they left unseen (or taken for waste cards).
                 # The pile is what the players see, so the call is true: those cards
@@ -5893,6 +5896,11 @@ class Tracker:
     #: 0's 6S and 5D, settled on its column before the call but timed 0.6 s after it, left
     #: the pile "full" and the true call was judged false)
     NERTZ_MOVES_BEFORE_CALL = True
+    #: ... also when those moves were decided before the call came to be applied (the
+    #: tracker counts the pile empty then, but the call's place in the history is before
+    #: them: `--seed 7` round 2, seat 0's last nertz card, 9H, settled on its pile 0.6 s
+    #: after the call, so the true call was judged false, -5, and the round's end inferred)
+    NERTZ_MOVES_BEFORE_CALL_DECIDED = True
 
     def _nertz_moves_before_call(self, seat: int, t: float, r: int | None) -> int | None:
         """See :attr:`NERTZ_MOVES_BEFORE_CALL`; the call's new place in the history."""

@@ -985,6 +985,49 @@ def test_a_nertz_move_decided_after_a_call_with_the_pile_seen_empty_came_before_
     assert [f["rule"] for f in tr.flags()] == ["false_call"]
 
 
+def _call_after_the_last_nertz_card_settled_late(on: bool) -> Tracker:
+    """Seat 1 plays its nertz AH..QH onto one pile, then its last nertz card, 8C, onto its
+    9D column under a hand: the pile shows empty from 6.0 s, seat 1 calls at 6.5 s, and
+    the 8C shows on the column at 7.2 s, decided before the call is."""
+    tr = Tracker(HouseRules(), 2)
+    tr.NERTZ_MOVES_BEFORE_CALL_DECIDED = on
+    ranks = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q"]
+    played = [_table({0: "AS", 1: f"{r}H"}, {"lake:0": [f"{ranks[i - 1]}H"]} if i else None)
+              for i, r in enumerate(ranks)]
+    n = _feed_views(tr, [*played, *[_table({0: "AS", 1: "8C"}, {"lake:0": ["QH"]})] * 3])
+    after = _table({0: "AS", 1: "8C"}, {"lake:0": ["QH"], "seat1:river2": ["9D", "8C"]})
+    after["seat1:nertz"] = []
+    t0 = n * 100.0
+    for k in range(40):
+        hidden = k < 12  # (the column under a hand, its new card not yet seen)
+        views = {p: PlaceView(p, [SeenCard(c, _spot(p)) for c in
+                                  (codes[:1] if hidden and p == "seat1:river2" else codes)],
+                              0.9 if hidden and p == "seat1:river2" else 0.0)
+                 for p, codes in after.items()}
+        tr.update(Observation(n, n * 100.0, views))
+        if k == 5:
+            tr.call(1, t0 + 500)
+        n += 1
+    tr.finish()
+    return tr
+
+
+def test_a_true_call_before_the_last_nertz_card_showed_landing_stays_true():
+    # the pile showed empty before the call: the 8C's move, decided before the call came
+    # to be applied but timed after it, goes before the call, which is true
+    tr = _call_after_the_last_nertz_card_settled_late(True)
+    log = tr.log()
+    assert [(e["type"], e.get("card"), e["t_ms"]) for e in log
+            if e["type"] in ("move", "call")][-2:] == [("move", "8C", 6500), ("call", None, 6500)]
+    assert next(e for e in log if e["type"] == "call")["valid"] and not tr.flags()
+    assert log[-1]["scores"] == [-26, 12]
+    # without it the call goes before the move and is judged false: -5, and the round's
+    # end is inferred when the move empties the pile
+    tr = _call_after_the_last_nertz_card_settled_late(False)
+    assert [f["rule"] for f in tr.flags()] == ["false_call"]
+    assert tr.log()[-1]["scores"] == [-26, 7]
+
+
 def test_a_nertz_card_the_camera_shows_on_the_lake_is_played_there_at_the_call():
     # seat 1's nertz pile shows empty and a new AH pile shows in the lake, the call comes
     # before the tracker has explained the AH: it is one of seat 1's hidden nertz cards
