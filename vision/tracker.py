@@ -1779,6 +1779,24 @@ class Tracker:
         pls = self.table.lake[int(src.split(":")[1])].placements
         return next((p.card.owner for p in reversed(pls) if p.card.code == code), None)
 
+    #: a card misplaced on a column (the engine flagged it there) that goes back to the
+    #: column it came from within the rules' retract window is taken back, not moved
+    #: again: its flag is corrected (`--seed
+    #: 6` round 3: seat 2's 10S laid on its 9D and taken back 1 s later was a second move
+    #: and the flag stood)
+    COLUMN_TAKE_BACK = True
+
+    def _column_take_back(self, code: str, src: str, dest: str, t: float) -> bool:
+        """See :attr:`COLUMN_TAKE_BACK`: is ``code``'s way from column ``src`` back to
+        ``dest`` at ``t`` a take-back (within the rules' retract window of its flag)?"""
+        table = self.table
+        assert table is not None
+        seat = Place.parse(src).seat
+        flag = next((fl for fl in reversed(table.flags) if fl.card == code and
+                     fl.place == src and fl.seat == seat and not fl.corrected), None)
+        return flag is not None and t - flag.t_ms <= self.rules.retract_window_ms and \
+            table.is_legal(Retract(seat, code, src, dest)) is True  # type: ignore[arg-type]
+
     #: a card from nowhere is made a waste's top (:meth:`_from_waste_pool`, which
     #: exchanges hidden cards at once) only once it has lain this long: a nertz pile under
     #: a hand as it landed shows its next top by then, which names the card's real source
@@ -2317,7 +2335,9 @@ class Tracker:
             if is_retract and self.RETRACT_COUNTED_SEEN_GONE and src.startswith("lake:") and \
                     not self._counted_card_left(src, code, score):
                 continue
-            if is_retract or (self._kind(src) == "river" and kind in ("nertz", "waste")):
+            if is_retract or (self._kind(src) == "river" and kind in ("nertz", "waste")) or (
+                    self.COLUMN_TAKE_BACK and n == 1 and kind == "river" and
+                    self._kind(src) == "river" and self._column_take_back(code, src, dest, t)):
                 owner = seat
                 if not is_retract:
                     owner = Place.parse(src).seat  # type: ignore[assignment]

@@ -3975,6 +3975,42 @@ def test_a_card_misplaced_for_a_moment_is_seen_though_read_unsure():
     assert _brief_misplacement_read_unsure(False) == []
 
 
+def _card_misplaced_on_a_column_and_taken_back(take_back: bool) -> list[dict]:
+    """Seat 0 lays its column's 7H on its 9C column (a breach: it needs an 8), then after
+    1.5 s puts it back on the column it came from."""
+    tr = Tracker(HouseRules(), 2)
+    tr.COLUMN_TAKE_BACK = take_back
+    steps = [(_table({0: "KC", 1: "4H"}), 10),
+             (_table({0: "KC", 1: "4H"}, {"seat0:river2": ["9C", "7H"], "seat0:river3": []}),
+              15),
+             (_table({0: "KC", 1: "4H"}), 20)]
+
+    def adjust(obs: Observation) -> None:
+        if 10 <= obs.frame < 25:
+            _show_empty(obs, "seat0:river3")
+
+    _feed_steps(tr, steps, adjust=adjust)
+    tr.finish()
+    layout = tr.table.layouts[0]
+    assert [c.code for c in layout.river[2]] == ["9C"]
+    assert [c.code for c in layout.river[3]] == ["7H"]
+    return [e for e in tr.log() if e["type"] in ("move", "retract", "flag")]
+
+
+def test_a_card_misplaced_on_a_column_and_put_back_is_taken_back():
+    # the 7H goes back where it came from: a take-back, and its flag is corrected
+    events = _card_misplaced_on_a_column_and_taken_back(True)
+    assert [(e["type"], e["card"], e.get("from"), e.get("to") or e.get("rule"))
+            for e in events] == [
+        ("move", "7H", "seat0:river3", "seat0:river2"), ("flag", "7H", None, "river_rank"),
+        ("retract", "7H", "seat0:river2", "seat0:river3")]
+    assert events[1]["corrected_at"] == events[2]["t_ms"] == 2500
+    # without it the way back is a second move, and the breach stands uncorrected
+    events = _card_misplaced_on_a_column_and_taken_back(False)
+    assert [e["type"] for e in events] == ["move", "flag", "move"]
+    assert events[1].get("corrected_at") is None
+
+
 def test_a_card_correctly_placed_is_never_taken_back():
     # RULES.md: a correctly placed card is never taken back; reads that look like one are
     # misreads (NO_LEGAL_RETRACT): the 6S stays on the column, one card out of the pile
