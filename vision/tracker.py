@@ -2332,6 +2332,9 @@ class Tracker:
                 if put is not None and landed < put and \
                         self.seen_at.get((dest, code), -1.0) < put:
                     continue  # the layout's view from before the card left: no take-back
+            if is_retract and src.startswith("lake:") and \
+                    self._untie_top_for_take_back(code, src, seat, st.stable_t):
+                return True  # (the take-back is legal now: committed next pass)
             if is_retract and self.RETRACT_COUNTED_SEEN_GONE and src.startswith("lake:") and \
                     not self._counted_card_left(src, code, score):
                 continue
@@ -3135,6 +3138,8 @@ class Tracker:
             a, b = found[-2], found[-1]
             records = list(self.records)
             ta, tb = records[a].t_ms, records[b].t_ms  # (each keeps its slot's time)
+            if self.UNTIE_LATER and ta == tb:
+                tb += 1  # (taken back: it landed after the other, no tie to keep it there)
             records[a], records[b] = replace(records[b], t_ms=ta), replace(records[a], t_ms=tb)
             fresh = self._rebuilt(records)
             if fresh is None or fresh.lake[j].placements[-1].card.owner != seat and not any(
@@ -3149,6 +3154,45 @@ class Tracker:
     #: a tie is undone for a take-back only when the card settled in its layout after
     #: it landed (see :meth:`_untie_for_take_back`)
     UNTIE_SHOWN_AFTER = True
+    #: ... and the card taken back is timed a millisecond after the other, so that the
+    #: rules' ``tie_rule`` "both" does not keep it counting (`--seed 5` round 2, pounce:
+    #: seat 0's 4S laid on seat 1's 4S in the same frame and taken back 2 s later stayed
+    #: on the pile, and its later plays were never credited)
+    UNTIE_LATER = True
+
+    def _untie_top_for_take_back(self, code: str, src: str, seat: int, shown_t: float
+                                 ) -> bool:
+        """See :attr:`UNTIE_LATER`: ``seat``'s ``code`` on top of lake pile ``src``, tied
+        with another seat's identical card right under it, shows again in its layout
+        (settled there at ``shown_t``, after it landed): it landed after the other one.
+        Its landing is timed a millisecond later (the engine rebuilt); whether it was."""
+        table = self.table
+        assert table is not None
+        if not self.UNTIE_LATER or not src.startswith("lake:"):
+            return False
+        j = int(src.split(":")[1])
+        pls = table.lake[j].placements
+        if len(pls) < 2:
+            return False
+        under, top = pls[-2], pls[-1]
+        if top.card.code != code or under.card.code != code or top.card.owner != seat or \
+                under.card.owner == seat or top.t_ms != under.t_ms or \
+                self.UNTIE_SHOWN_AFTER and shown_t <= top.t_ms:
+            return False
+        i = next((i for i in range(len(self.records) - 1, -1, -1)
+                  if isinstance(a := self.records[i].action, Move) and a.card == code
+                  and a.dst == src and self._owner(a) == seat), None)
+        if i is None:
+            return False
+        records = list(self.records)
+        records[i] = replace(records[i], t_ms=records[i].t_ms + 1)
+        fresh = self._rebuilt(records)
+        if fresh is None or fresh.lake[j].placements[-1].card.owner != seat or \
+                fresh.lake[j].placements[-1].counts:
+            return False
+        self.records, self.table = records, fresh
+        self.revision += 1
+        return True
 
     #: a card misplaced on the lake, recorded from its seat's nertz pile or waste, that is
     #: then taken back to one of the seat's columns went to that column first (lying there

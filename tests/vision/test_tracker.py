@@ -1726,6 +1726,41 @@ def test_one_of_two_identical_cards_landed_together_taken_back_leaves_the_other_
     assert not tr.flags()
 
 
+def _identical_cards_together_under_tie_rule_both(untie_later: bool) -> Tracker:
+    """Seat 0's and seat 1's 2H land on the AH pile in the same frame at a table whose
+    ``tie_rule`` is "both" (a tie keeps both cards); seat 1's 2H then shows on its column
+    again."""
+    tr = Tracker(HouseRules(tie_rule="both"), 2)
+    tr.UNTIE_LATER = untie_later
+    cols = {"seat0:river3": ["2H"], "seat1:river3": ["2H"]}
+    _play(tr, [(_table({0: "AH", 1: "5D"}, cols), 3, None),
+               (_table({0: "8C", 1: "5D"}, {**cols, "lake:0": ["AH"]}), 5, None),
+               (_table({0: "8C", 1: "5D"}, {"seat0:river3": [], "seat1:river3": [],
+                                            "lake:0": ["2H"]}), 8, None),
+               (_table({0: "8C", 1: "5D"}, {"seat0:river3": [], "seat1:river3": ["2H"],
+                                            "lake:0": ["2H"]}), 30, None)])
+    tr.finish()
+    return tr
+
+
+def test_a_card_taken_back_after_a_tie_that_kept_both_landed_second():
+    # seat 1 took its 2H back: no tie kept it on the pile, it landed just after seat 0's
+    # and did not count; seat 0's 2H alone is on the pile
+    tr = _identical_cards_together_under_tie_rule_both(True)
+    log = tr.log()
+    assert [(e["type"], e["seat"], e["card"]) for e in log if e["type"] == "retract"] == [
+        ("retract", 1, "2H")]
+    assert [(p.card.code, p.card.owner) for p in tr.table.lake[0].placements] == [
+        ("AH", 0), ("2H", 0)]
+    assert [c.code for c in tr.table.layouts[1].river[3]] == ["2H"]
+    assert log[-1]["scores"] == [-22, -26]
+    # without it both stay, tied: seat 1's 2H scores on the pile while its column shows it
+    tr = _identical_cards_together_under_tie_rule_both(False)
+    assert not [e for e in tr.log() if e["type"] == "retract"]
+    assert [(p.card.code, p.card.owner) for p in tr.table.lake[0].placements][-1] == ("2H", 1)
+    assert tr.log()[-1]["scores"] == [-22, -25]
+
+
 def test_the_card_that_lost_a_tie_is_taken_back_from_under_a_later_card():
     # as above, but seat 1 lays its 3H on the pile before its 2H shows on its column again
     tr = Tracker(HouseRules(), 2)
