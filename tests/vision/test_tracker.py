@@ -3971,6 +3971,12 @@ def _legal_card_read_back_on_its_pile(rule: bool) -> Tracker:
     return tr
 
 
+def _plays_and_flags(events: list[dict]) -> list[tuple[str, str, str | None, str]]:
+    """(type, card, from, to or rule) of each move, retract and flag event."""
+    return [(e["type"], e["card"], e.get("from"), e.get("to") or e.get("rule"))
+            for e in events]
+
+
 def _brief_misplacement_read_unsure(believe_departed: bool) -> list[dict]:
     """Seat 0 lays its column's 7H on the lake, where it cannot start a pile, read unsure
     (7D the reader's next read) for 1.5 s, then takes it back to the column."""
@@ -3999,8 +4005,7 @@ def test_a_card_misplaced_for_a_moment_is_seen_though_read_unsure():
     # the 7H read on the new pile is the card seat 0's column was just seen losing: its
     # read counts at once, and the misplacement and its take-back are both recorded
     events = _brief_misplacement_read_unsure(True)
-    assert [(e["type"], e["card"], e.get("from"), e.get("to") or e.get("rule"))
-            for e in events] == [
+    assert _plays_and_flags(events) == [
         ("move", "7H", "seat0:river3", "lake:0"), ("flag", "7H", None, "foundation_needs_ace"),
         ("retract", "7H", "lake:0", "seat0:river3")]
     assert events[1]["corrected_at"] == events[2]["t_ms"]
@@ -4035,8 +4040,7 @@ def _card_misplaced_on_a_column_and_taken_back(take_back: bool) -> list[dict]:
 def test_a_card_misplaced_on_a_column_and_put_back_is_taken_back():
     # the 7H goes back where it came from: a take-back, and its flag is corrected
     events = _card_misplaced_on_a_column_and_taken_back(True)
-    assert [(e["type"], e["card"], e.get("from"), e.get("to") or e.get("rule"))
-            for e in events] == [
+    assert _plays_and_flags(events) == [
         ("move", "7H", "seat0:river3", "seat0:river2"), ("flag", "7H", None, "river_rank"),
         ("retract", "7H", "seat0:river2", "seat0:river3")]
     assert events[1]["corrected_at"] == events[2]["t_ms"] == 2500
