@@ -866,9 +866,9 @@ class Tracker:
     #: a nertz pile or a column where the engine has it on top, has settled without it (a
     #: column showing the card under it), having shown it read sure at most this long
     #: before the pile first showed it (a waste's cards under its top are the engine's
-    #: guess) (`--seed 5` round 1: seat 1's 3C, laid on a new
-    #: pile for 1.5 s and taken back, was held in doubt and never seen there: neither the
-    #: misplacement nor its take-back). None: off
+    #: guess). `--seed 5` round 1: seat 1's 3C, laid on a new pile for 1.5 s and taken
+    #: back, was held in doubt and never seen there: neither the misplacement nor its
+    #: take-back. None: off
     DOUBT_DEPARTED_MS: float | None = 2000.0
 
     def _just_departed(self, code: str, since: float) -> bool:
@@ -1781,9 +1781,8 @@ class Tracker:
 
     #: a card misplaced on a column (the engine flagged it there) that goes back to the
     #: column it came from within the rules' retract window is taken back, not moved
-    #: again: its flag is corrected (`--seed
-    #: 6` round 3: seat 2's 10S laid on its 9D and taken back 1 s later was a second move
-    #: and the flag stood)
+    #: again: its flag is corrected (`--seed 6` round 3: seat 2's 10S laid on its 9D and
+    #: taken back 1 s later was a second move and the flag stood)
     COLUMN_TAKE_BACK = True
 
     def _column_take_back(self, code: str, src: str, dest: str, t: float) -> bool:
@@ -3154,10 +3153,12 @@ class Tracker:
     #: a tie is undone for a take-back only when the card settled in its layout after
     #: it landed (see :meth:`_untie_for_take_back`)
     UNTIE_SHOWN_AFTER = True
-    #: ... and the card taken back is timed a millisecond after the other, so that the
-    #: rules' ``tie_rule`` "both" does not keep it counting (`--seed 5` round 2, pounce:
-    #: seat 0's 4S laid on seat 1's 4S in the same frame and taken back 2 s later stayed
-    #: on the pile, and its later plays were never credited)
+    #: a card taken back that tied on top of another seat's identical card is timed a
+    #: millisecond after it, so that the rules' ``tie_rule`` "both" does not keep it
+    #: counting (:meth:`_untie_top_for_take_back`, and in the swap of
+    #: :meth:`_untie_for_take_back`). `--seed 5` round 2, pounce: seat 0's 4S laid on
+    #: seat 1's 4S in the same frame and taken back 2 s later stayed on the pile, and its
+    #: later plays were never credited
     UNTIE_LATER = True
 
     def _untie_top_for_take_back(self, code: str, src: str, seat: int, shown_t: float
