@@ -3654,6 +3654,12 @@ class Tracker:
     #: on another pile (`--seed 4` round 8: seat 3's AC read AS and its AS read AC on two
     #: piles; the 2C, 3C and 4C laid on the "AS" each flagged `foundation_suit`)
     TWIN_PILE_CONFIRMED = True
+    #: ... and, before any card confirms the pile, exchanged with the seat's twin Ace alone
+    #: on another pile when that Ace was read with this pile's Ace's code as the reader's
+    #: alternative (`--seed 8` round 1: seat 0's AC read AS and credited to seat 2's AS,
+    #: so seat 2's AS, read rightly on the next pile, was taken for its AC; every club and
+    #: spade laid on the two piles after was flagged `foundation_suit`)
+    TWIN_ACE_SWAP_READ = True
 
     def _recode_twin_pile(self, move: Move) -> bool:
         """A card seen leaving its place lands one rank above lake pile ``move.dst`` whose
@@ -3703,7 +3709,8 @@ class Tracker:
             if new == old:
                 continue  # (a card of the pile's true suit, flagged on its misread Ace)
             owner = self._owner(action)
-            read_so = new in [a for a, _p in records[i].evidence.get("reads", ())]
+            read_so = new in [a for a, _p in records[i].evidence.get("reads", ())] or \
+                self.TWIN_ACE_SWAP_READ and new in records[i].evidence.get("seen", ())
             alternatives += read_so
             if self._kind(action.src) not in ("waste", "nertz") and \
                     not self._dealt_source(i) or \
@@ -3725,8 +3732,10 @@ class Tracker:
             column = None
             if (owner, new) in self.named and left is None:
                 column = self._twin_gone_from_column(owner, new)
-                if column is None and confirmed and Card.parse(old).rank == 1:
-                    k = self._twin_ace_swap(owner, new, move.dst, records)
+                if column is None and Card.parse(old).rank == 1 and \
+                        (confirmed or self.TWIN_ACE_SWAP_READ):
+                    k = self._twin_ace_swap(owner, new, move.dst, records,
+                                            read_as=None if confirmed else old)
                     if k is not None:  # (the seat's two Aces of the colour, read swapped)
                         records[k] = replace(records[k], action=replace(
                             records[k].action, card=old), evidence={  # type: ignore[type-var]
@@ -3760,18 +3769,20 @@ class Tracker:
         self._deal_lists = saved
         return False
 
-    def _twin_ace_swap(self, seat: int, ace: str, pile: str, records: list[_Record]
-                       ) -> int | None:
+    def _twin_ace_swap(self, seat: int, ace: str, pile: str, records: list[_Record],
+                       read_as: str | None = None) -> int | None:
         """The record of ``seat``'s ``ace`` starting another lake pile than ``pile``,
         alone on it (its twin read as it there: the two Aces read swapped), or None. See
-        :attr:`TWIN_PILE_CONFIRMED`."""
+        :attr:`TWIN_PILE_CONFIRMED`. With ``read_as``, the record's reads must hold that
+        code among the reader's alternatives (see :attr:`TWIN_ACE_SWAP_READ`)."""
         table = self.table
         assert table is not None
         hits = [k for k, r in enumerate(records)
                 if isinstance(r.action, Move) and r.action.card == ace
                 and self._owner(r.action) == seat and r.action.dst.startswith("lake:")
                 and r.action.dst != pile]
-        if len(hits) != 1:
+        if len(hits) != 1 or read_as is not None and read_as not in [
+                a for a, _p in records[hits[0]].evidence.get("reads", ())]:
             return None
         j = int(records[hits[0]].action.dst.split(":")[1])  # type: ignore[union-attr]
         pls = table.lake[j].placements if j < len(table.lake) else []

@@ -4670,6 +4670,39 @@ def test_two_aces_of_a_colour_read_swapped_are_exchanged_when_a_pile_builds_on_o
     assert tr.table.score().lake_cards == [2, 0]
 
 
+def _aces_read_alike(on: bool, alternative: bool) -> Tracker:
+    """Seat 0's nertz AC, read AS (AC the next read when ``alternative``), starts a pile;
+    its 8H goes to a column; its AS, read AS, starts another pile; its 2S lands there."""
+    tr = Tracker(HouseRules(), 2)
+    tr.TWIN_ACE_SWAP_READ = on
+    alts = {("lake:0", "AS"): (("AC", 0.1),)} if alternative else {}
+    pile = {"lake:0": ["AS"]}
+    built = {**pile, "seat0:river2": ["9C", "8H"]}
+    _feed_views(tr, [_table({0: "AS", 1: "5D"})] * 5 + [_table({0: "8H", 1: "5D"}, pile)] * 10
+                + [_table({0: "AS", 1: "5D"}, built)] * 10
+                + [_table({0: "2S", 1: "5D"}, {**built, "lake:1": ["AS"]})] * 10
+                + [_table({0: "9D", 1: "5D"}, {**built, "lake:1": ["2S"]})] * 10,
+                alternatives=alts)
+    tr.finish()
+    return tr
+
+
+def test_two_aces_read_alike_are_exchanged_when_the_second_gets_its_two():
+    # the first pile's "AS" (AC the reader's next read) took seat 0's AS, so the real AS,
+    # read rightly, was taken for the AC; the 2S laid on it shows the two were swapped
+    tr = _aces_read_alike(True, True)
+    assert [m[1:] for m in _moves(tr.log()) if m[3] != "seat0:river2"] == [
+        ("AC", "seat0:nertz", "lake:0"), ("AS", "seat0:nertz", "lake:1"),
+        ("2S", "seat0:nertz", "lake:1")]
+    assert not tr.flags() and tr.table.score().lake_cards == [3, 0]
+    assert _pile(tr) == [(0, "AC", True)]
+    # without the rule, or with no club among the first Ace's reads, the 2S is flagged
+    for on, alternative in ((False, True), (True, False)):
+        tr = _aces_read_alike(on, alternative)
+        assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_suit", "2S")]
+        assert _pile(tr) == [(0, "AS", True)]
+
+
 def _twin_pile_over_a_dealt_card(on: bool) -> Tracker:
     """Seat 0's nertz AS (read AC, the spade its next read) starts a pile; its last column's
     dealt 2S (read 2C, the same) goes on it; then its waste 3S, read sure, lands there."""
