@@ -185,6 +185,8 @@ class Tracker:
         self.reads: dict[tuple[str, str], tuple[tuple[str, float], ...]] = {}
         #: lake place -> (its card, what it was misread as): see :meth:`_drop_unseen_top`
         self.misreads: dict[str, tuple[str, str]] = {}
+        #: lake place -> the last time its top, seen clear, was read as the top's twin
+        self.pile_twin_read: dict[str, float] = {}
         self.seen_deal: list[dict[str, Any]] = []
         self._deal_lists: list[dict[str, list[str]]] = []
         self._pending_calls: list[tuple[int, float]] = []
@@ -730,6 +732,10 @@ class Tracker:
                         looks = self.look_at.setdefault((name, c.code), [])
                         looks[:] = looks[-(self.LOOKS_KEPT - 1):] + [c.look]
             top = codes[-1] if codes else None
+            if place.kind == "lake" and not covered and view is not None and view.cards \
+                    and top is not None and view.cards[-1].code == _twin(top) and \
+                    self._lake_top(name) == top:  # (the engine's top, not a new card)
+                self.pile_twin_read[name] = float(obs.t_ms)
             if view is not None and view.cards and view.cards[-1].alternatives and \
                     top is not None:
                 # the reader's other likely reads of the exposed card (for corrections)
@@ -1869,17 +1875,24 @@ class Tracker:
     #: hold the code, and decks of other artwork tell their cards apart; None: off
     LOOK_UNLIKE: float | None = 60.0
     LOOK_RATIO = 2.0
+    #: ... never for a source that still shows its copy of the card (`--seed 7` round 8:
+    #: seat 1's 8H left its column for the heart pile; seat 0's waste 8H, still in view,
+    #: looked likelier, so the card was never credited and its column kept a phantom 8H)
+    LOOK_NOT_STILL_SHOWN = True
     #: looks kept per place and code: two cards' looks are as alike as their likest pair
     #: (one look may be of a card in a hand's motion blur, or outlined a little off)
     LOOKS_KEPT = 4
 
-    def _by_look(self, ranked: list[tuple[str, int, int, bool]], code: str, dest: str
+    def _by_look(self, ranked: list[tuple[str, int, int, bool]], code: str, dest: str,
+                 shown: list[tuple[str, int, int, bool]] | None = None
                  ) -> list[tuple[str, int, int, bool]]:
         """``ranked`` with the first candidate whose source's look of ``code`` matches the
         card on ``dest`` moved to the front, when the first's source showed ``code``
-        looking like another deck's (:attr:`LOOK_UNLIKE`)."""
+        looking like another deck's (:attr:`LOOK_UNLIKE`); none of ``shown`` (sources that
+        still show the card) is moved."""
         if not self.look_at.get((dest, code)) or len(ranked) < 2:
             return ranked
+        shown = shown if self.LOOK_NOT_STILL_SHOWN else None
 
         def apart(spot: tuple[str, int, int, bool]) -> float | None:
             return self._looks_apart(self._obs_place_of(spot[0]), dest, code)
@@ -1888,6 +1901,8 @@ class Tracker:
         if first is None or first <= self.LOOK_UNLIKE:
             return ranked
         for spot in ranked[1:]:
+            if shown and spot in shown:
+                continue
             if spot[2] != ranked[0][2] and (d := apart(spot)) is not None and \
                     d * self.LOOK_RATIO < first:
                 return [spot] + [s for s in ranked if s is not spot]
@@ -2274,7 +2289,9 @@ class Tracker:
                 if len(armed) == 1:
                     ranked = armed + [s for s in ranked if s is not armed[0]]
             if kind == "lake" and len(run) == 1 and self.LOOK_UNLIKE is not None:
-                ranked = self._by_look(ranked, code, dest)
+                ranked = self._by_look(ranked, code, dest, [
+                    s for s in ranked
+                    if self._rank_of(s, code, landed, pool, lost, st)[-1] == 1])
             best = ranked[0]
             if kind == "lake" and len(run) == 1 and self.TWIN_DEALT_DEPARTURE:
                 seen_best, *_rest, dep_best = self._rank_of(best, code, landed, pool, lost, st)
@@ -2403,6 +2420,11 @@ class Tracker:
                     self._recode_twin_pile(action):  # type: ignore[union-attr]
                 evidence["why"] = (f"the pile's cards, read with {action.card[-1]} as their "
                                    f"alternative, are of its suit")
+            if kind == "lake" and isinstance(action, Move) and score == 3 and \
+                    (renamed := self._twin_on_confused_pile(action, dest, src)) is not None:
+                action = renamed
+                evidence["why"] = (f"read {_twin(renamed.card)} on a pile "
+                                   f"whose top was read as its twin: its twin")
             if kind == "lake" and isinstance(action, Move) and score == 3 and \
                     (moved := self._ace_under_unstarted_pile(action)) is not None:
                 action = moved
@@ -3638,6 +3660,52 @@ class Tracker:
             if self._rename_hidden([(owner, top.card, new)], records, before, move):
                 return True
         return False
+
+    def _lake_top(self, place: str) -> str | None:
+        """The engine's top card of the pile lake place ``place`` shows, or None."""
+        j = self.lake_map.get(place)
+        if self.table is None or j is None or j >= len(self.table.lake) or \
+                not self.table.lake[j].placements:
+            return None
+        return self.table.lake[j].placements[-1].card.code
+
+    #: a card seen leaving its seat's waste or nertz pile that lands on a lake pile where
+    #: only its suit breaks the rules is its twin (the other suit of its colour) when the
+    #: twin builds on the pile, the reader gave the twin as an alternative, and the camera
+    #: read the pile's top as the top's twin since it landed (the suits of a colour
+    #: confused at that spot): exchanged with the twin among the seat's hidden cards, one
+    #: never named (`--seed 8` round 7: seat 0's waste 3C, read 3S there and on the club
+    #: pile, whose 2C read 2S; the 3S was flagged and seat 0's real 3S, laid 13 s later,
+    #: credited to seat 2). False: off
+    TWIN_ON_CONFUSED_PILE = True
+
+    def _twin_on_confused_pile(self, move: Move, dest: str, seen_src: str) -> Move | None:
+        """``move`` renamed to its card's twin, the seat's hidden twin exchanged with the
+        card, per :attr:`TWIN_ON_CONFUSED_PILE`; None when the rule does not apply."""
+        table = self.table
+        if not self.TWIN_ON_CONFUSED_PILE or table is None or move.n != 1 or \
+                self._kind(move.src) not in ("waste", "nertz"):
+            return None
+        why = table.is_legal(move)
+        twin = _twin(move.card)
+        seat = self._owner(move)
+        if why is True or why.rule != "foundation_suit" or twin is None or \
+                (seat, twin) in self.named or not _fits(table, twin, move.dst):
+            return None
+        j = int(move.dst.split(":")[1])
+        top = table.lake[j].placements[-1] if j < len(table.lake) else None
+        if top is None or self.pile_twin_read.get(dest, -1.0) < top.t_ms:
+            return None
+        alts = [a for place in (dest, self._obs_place_of(seen_src))
+                for a, p in self.reads.get((place, move.card), ()) if p > 0]
+        if twin not in alts:
+            return None
+        renamed = replace(move, card=twin)
+        records = list(self.records)
+        if not self._rename_hidden([(seat, move.card, twin)], records,
+                                   [r.flags for r in records], renamed):
+            return None
+        return renamed
 
     #: when a card seen leaving its place lands one rank above a lake pile of the other
     #: suit of its colour, and each of the pile's cards was read with that suit as the

@@ -4703,6 +4703,40 @@ def test_two_aces_read_alike_are_exchanged_when_the_second_gets_its_two():
         assert _pile(tr) == [(0, "AS", True)]
 
 
+def _card_on_a_pile_read_in_the_twin_suit(on: bool, pile_read: str) -> Tracker:
+    """Seat 0 starts a pile with its nertz AC and lays its nertz 2C on it, read
+    ``pile_read`` there (2C the next read); then its waste 3C, read 3S on the waste and on
+    the pile (3C the next read), lands on it."""
+    tr = Tracker(HouseRules(), 2)
+    tr.TWIN_ON_CONFUSED_PILE = on
+    alts = {("lake:0", "2S"): (("2C", 0.2),), ("lake:0", "3S"): (("3C", 0.03),),
+            ("seat0:waste", "3S"): (("3C", 0.2),)}
+    two = {"lake:0": [pile_read]}
+    _feed_views(tr, [_table({0: "AC", 1: "5D"})] * 5
+                + [_table({0: "2C", 1: "5D"}, {"lake:0": ["AC"]})] * 10
+                + [_table({0: "9D", 1: "5D"}, two)] * 10
+                + [_table({0: "9D", 1: "5D"}, {**two, "seat0:waste": ["3S"]})] * 10
+                + [_table({0: "9D", 1: "5D"}, {"lake:0": ["3S"], "seat0:waste": []})] * 10,
+                alternatives=alts)
+    tr.finish()
+    return tr
+
+
+def test_a_card_read_in_the_twin_suit_on_a_pile_read_so_is_the_twin():
+    # the club pile's 2C shows as "2S" there: the "3S" laid on it (3C the next read, on
+    # the waste and the pile) is seat 0's 3C, and builds on the pile
+    tr = _card_on_a_pile_read_in_the_twin_suit(True, "2S")
+    assert [m[1:] for m in _moves(tr.log())] == [
+        ("AC", "seat0:nertz", "lake:0"), ("2C", "seat0:nertz", "lake:0"),
+        ("3C", "seat0:waste", "lake:0")]
+    assert not tr.flags() and tr.table.score().lake_cards == [3, 0]
+    # a pile read in its own suit, or without the rule: a 3S laid on the club pile
+    for on, pile_read in ((True, "2C"), (False, "2S")):
+        tr = _card_on_a_pile_read_in_the_twin_suit(on, pile_read)
+        assert _moves(tr.log())[-1][1:] == ("3S", "seat0:waste", "lake:0")
+        assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_suit", "3S")]
+
+
 def _twin_pile_over_a_dealt_card(on: bool) -> Tracker:
     """Seat 0's nertz AS (read AC, the spade its next read) starts a pile; its last column's
     dealt 2S (read 2C, the same) goes on it; then its waste 3S, read sure, lands there."""
@@ -5583,6 +5617,36 @@ def _ace_landing_among_two_decks(looks_like: int, look_rule: bool) -> list[tuple
                 looks_like if name.startswith("lake") else int(name[4])]))
             n += 1
     return [m for m in _moves(events) if m[3].startswith("lake")]
+
+
+def _ace_left_one_waste_looking_like_anothers(rule: bool) -> list[tuple]:
+    """Both seats' wastes show an AS; seat 1's leaves (its waste shows the 9S under it) as
+    an AS lands on the lake, while seat 0's stays in view. The lake's AS looks like seat
+    0's deck."""
+    looks = _deck_looks(5)
+    tr = Tracker(HouseRules(), 2)
+    tr.LOOK_NOT_STILL_SHOWN = rule
+    both = _table({0: "5C", 1: "5D"}, {"seat0:waste": ["JD", "5S", "AS"],
+                                       "seat1:waste": ["4D", "9S", "AS"]})
+    landed = _table({0: "5C", 1: "5D"}, {"seat0:waste": ["JD", "5S", "AS"],
+                                         "seat1:waste": ["4D", "9S"], "lake:0": ["AS"]})
+    events: list[dict] = []
+    n = 0
+    for places, repeat in ((both, 6), (landed, 40)):
+        for _ in range(repeat):
+            events += tr.update(_obs_looked(n, places, lambda name: looks[
+                0 if name.startswith("lake") else int(name[4])]))
+            n += 1
+    return [m for m in _moves(events) if m[3].startswith("lake")]
+
+
+def test_a_lake_card_looking_like_a_copy_still_in_view_is_the_copy_that_left():
+    # seat 0's AS still shows on its waste: it cannot be the card on the lake, however
+    # alike they look; seat 1's, seen leaving, is
+    assert _ace_left_one_waste_looking_like_anothers(True) == [
+        (1, "AS", "seat1:waste", "lake:0")]
+    # without the rule, the look picks seat 0's copy, which never left: nobody credited
+    assert _ace_left_one_waste_looking_like_anothers(False) == []
 
 
 def _waste_glimpse_of_a_card_known_in_the_nertz_pile(rule: float | None, like: bool
