@@ -2433,8 +2433,6 @@ class Tracker:
                 if not self._own_card_after_all(action) and \
                         not self._missing_under_misplaced(action):
                     self._unseen_base_under_run(action)
-            if kind == "lake" and isinstance(action, Move):
-                self._take_back_flagged_top(action, t, at_frame)
             earliest = int(st.before_seen_t) + 1 if 0 <= st.before_seen_t < t else None
             if self._commit(action, t, at_frame, frames=frames, evidence=evidence,
                             earliest=earliest):
@@ -3670,40 +3668,6 @@ class Tracker:
                 not self.table.lake[j].placements:
             return None
         return self.table.lake[j].placements[-1].card.code
-
-    #: a card that lands legally on a lake pile's counting top, while a card flagged there
-    #: within the rules' retract window lies over that top and the landing card does not
-    #: build on it, came after the flagged card was taken back to where it came from (not
-    #: a nertz pile): that take-back is recorded first, its flag corrected (`--seed 9`
-    #: round 1: seat 2's 6D, laid on the 4D and taken back as seat 1 laid the 5D; the 6D
-    #: stayed on the pile, the 5D went under it, and the 6D laid again and every diamond
-    #: after it were lost or flagged). A card left longer than the window stays (the
-    #: simulator's players build past a misplacement), as does one from a nertz pile
-    #: (`--seed 6` round 9: a 6D taken back to a nertz pile it never came from, seat 3's
-    #: score 13 → 0). False: off
-    TAKE_BACK_FLAGGED_TOP = True
-
-    def _take_back_flagged_top(self, move: Move, t: int, frame: int) -> bool:
-        """Commit the take-back of :attr:`TAKE_BACK_FLAGGED_TOP` before ``move``; whether
-        it was."""
-        table = self.table
-        if not self.TAKE_BACK_FLAGGED_TOP or table is None or move.card not in ALL_CODES:
-            return False
-        j = int(move.dst.split(":")[1])
-        if j >= len(table.lake) or not table.lake[j].placements:
-            return False
-        top = table.lake[j].placements[-1]
-        card = Card.parse(move.card)
-        if top.counts or top.card.is_joker or table.is_legal(move) is not True or \
-                top.card.suit == card.suit and top.card.rank + 1 == card.rank or \
-                t - top.t_ms > self.rules.retract_window_ms or top.src.endswith(":nertz"):
-            return False
-        back = Retract(top.seat, top.card.code, move.dst, top.src)
-        if table.is_legal(back) is not True:
-            return False
-        return self._commit(back, t - 1, frame, inferred=True, evidence={
-            "why": f"{move.card} landed on {move.dst}'s counting top, under {top.card.code} "
-                   f"(flagged there): it was taken back first"})
 
     #: a card seen leaving its seat's waste or nertz pile that lands on a lake pile where
     #: only its suit breaks the rules is its twin (the other suit of its colour) when the

@@ -4737,40 +4737,6 @@ def test_a_card_read_in_the_twin_suit_on_a_pile_read_so_is_the_twin():
         assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_suit", "3S")]
 
 
-def _misplaced_card_gone_as_the_next_lands(on: bool) -> Tracker:
-    """Seat 0 builds AD 2D on a pile; seat 1 lays its column's 9D there (a misplacement)
-    and takes it back out of the camera's view (its column not in view), as seat 0's
-    waste 3D lands on the pile."""
-    tr = Tracker(HouseRules(), 2)
-    tr.TAKE_BACK_FLAGGED_TOP = on
-    hidden = _table({0: "8S", 1: "5D"})
-    del hidden["seat1:river2"]
-    _feed_views(tr, [_table({0: "AD", 1: "5D"})] * 5
-                + [_table({0: "2D", 1: "5D"}, {"lake:0": ["AD"]})] * 10
-                + [_table({0: "8S", 1: "5D"}, {"lake:0": ["2D"]})] * 10
-                + [_table({0: "8S", 1: "5D"}, {"lake:0": ["9D"], "seat1:river2": []})] * 4
-                + [{**hidden, "lake:0": ["9D"], "seat0:waste": ["3D"]}] * 3
-                + [{**hidden, "lake:0": ["3D"], "seat0:waste": []}] * 10)
-    tr.finish()
-    return tr
-
-
-def test_a_flagged_card_under_a_card_that_builds_on_the_counting_top_was_taken_back():
-    # the 3D lands on the 2D the 9D hid: seat 1 took its 9D back first, corrected
-    tr = _misplaced_card_gone_as_the_next_lands(True)
-    assert _pile(tr) == [(0, "AD", True), (0, "2D", True), (0, "3D", True)]
-    assert [(e["seat"], e["card"], e["to"]) for e in tr.log() if e["type"] == "retract"] == [
-        (1, "9D", "seat1:river2")]
-    assert [(f["rule"], f["card"], f.get("corrected_at") is not None)
-            for f in tr.flags()] == [("foundation_rank", "9D", True)]
-    assert [c.code for c in tr.table.layouts[1].river[2]] == ["9D"]
-    # without the rule the 9D stays on the pile under the 3D, its flag standing
-    tr = _misplaced_card_gone_as_the_next_lands(False)
-    assert _pile(tr) == [(0, "AD", True), (0, "2D", True), (1, "9D", False), (0, "3D", True)]
-    assert [(f["rule"], f["card"], f.get("corrected_at") is not None)
-            for f in tr.flags()] == [("foundation_rank", "9D", False)]
-
-
 def _twin_pile_over_a_dealt_card(on: bool) -> Tracker:
     """Seat 0's nertz AS (read AC, the spade its next read) starts a pile; its last column's
     dealt 2S (read 2C, the same) goes on it; then its waste 3S, read sure, lands there."""
