@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -734,7 +734,8 @@ class Tracker:
             top = codes[-1] if codes else None
             if place.kind == "lake" and not covered and view is not None and view.cards \
                     and top is not None and view.cards[-1].code == _twin(top) and \
-                    self._lake_top(name) == top:  # (the engine's top, not a new card)
+                    self.table is not None and self._expected(name) == (top,):
+                # (the engine's top, not a new card)
                 self.pile_twin_read[name] = float(obs.t_ms)
             if view is not None and view.cards and view.cards[-1].alternatives and \
                     top is not None:
@@ -1884,15 +1885,16 @@ class Tracker:
     LOOKS_KEPT = 4
 
     def _by_look(self, ranked: list[tuple[str, int, int, bool]], code: str, dest: str,
-                 shown: list[tuple[str, int, int, bool]] | None = None
+                 rank_of: Callable[[tuple[str, int, int, bool]], tuple[Any, ...]] | None = None
                  ) -> list[tuple[str, int, int, bool]]:
         """``ranked`` with the first candidate whose source's look of ``code`` matches the
         card on ``dest`` moved to the front, when the first's source showed ``code``
-        looking like another deck's (:attr:`LOOK_UNLIKE`); none of ``shown`` (sources that
-        still show the card) is moved."""
+        looking like another deck's (:attr:`LOOK_UNLIKE`); a candidate whose departure
+        score by ``rank_of`` (:meth:`_rank_of`) is 1, its source still showing the card,
+        is never moved."""
         if not self.look_at.get((dest, code)) or len(ranked) < 2:
             return ranked
-        shown = shown if self.LOOK_NOT_STILL_SHOWN else None
+        rank_of = rank_of if self.LOOK_NOT_STILL_SHOWN else None
 
         def apart(spot: tuple[str, int, int, bool]) -> float | None:
             return self._looks_apart(self._obs_place_of(spot[0]), dest, code)
@@ -1901,7 +1903,7 @@ class Tracker:
         if first is None or first <= self.LOOK_UNLIKE:
             return ranked
         for spot in ranked[1:]:
-            if shown and spot in shown:
+            if rank_of is not None and rank_of(spot)[-1] == 1:
                 continue
             if spot[2] != ranked[0][2] and (d := apart(spot)) is not None and \
                     d * self.LOOK_RATIO < first:
@@ -2289,9 +2291,8 @@ class Tracker:
                 if len(armed) == 1:
                     ranked = armed + [s for s in ranked if s is not armed[0]]
             if kind == "lake" and len(run) == 1 and self.LOOK_UNLIKE is not None:
-                ranked = self._by_look(ranked, code, dest, [
-                    s for s in ranked
-                    if self._rank_of(s, code, landed, pool, lost, st)[-1] == 1])
+                ranked = self._by_look(ranked, code, dest, functools.partial(
+                    self._rank_of, code=code, t=landed, pool=pool, lost=lost, dest=st))
             best = ranked[0]
             if kind == "lake" and len(run) == 1 and self.TWIN_DEALT_DEPARTURE:
                 seen_best, *_rest, dep_best = self._rank_of(best, code, landed, pool, lost, st)
@@ -3660,14 +3661,6 @@ class Tracker:
             if self._rename_hidden([(owner, top.card, new)], records, before, move):
                 return True
         return False
-
-    def _lake_top(self, place: str) -> str | None:
-        """The engine's top card of the pile lake place ``place`` shows, or None."""
-        j = self.lake_map.get(place)
-        if self.table is None or j is None or j >= len(self.table.lake) or \
-                not self.table.lake[j].placements:
-            return None
-        return self.table.lake[j].placements[-1].card.code
 
     #: a card seen leaving its seat's waste or nertz pile that lands on a lake pile where
     #: only its suit breaks the rules is its twin (the other suit of its colour) when the
