@@ -106,6 +106,8 @@ class _PlaceState:
     #: place settled on it again after settling on its twin (the two reads by turns: a
     #: flicker, not a new card)
     flicker_t: float = -1.0
+    #: recent times its view was under a hand (covered beyond the tracker's cover limit)
+    hidden_log: list[float] = field(default_factory=list)
     #: when the settled top (or, settled empty, no card) last showed as the raw top, and
     #: that time for the state before the last change: a card that arrived since cannot
     #: have landed before it
@@ -128,6 +130,8 @@ class _Record:
     #: the earliest time the move can have been made (its place last showed the state
     #: before it then); None: timed as seen
     earliest: int | None = None
+    #: the tracker's frame when it was committed (-1: made by a rewrite of the history)
+    committed: int = -1
 
 
 class Tracker:
@@ -687,6 +691,11 @@ class Tracker:
                         st.bare_since = float(obs.t_ms)
                     st.bare_n += 1
                     st.bare_t = float(obs.t_ms)
+            if view is not None and view.covered > self.cover_limit:
+                st.hidden_log.append(float(obs.t_ms))
+                if st.hidden_log[0] < obs.t_ms - self.pool_window_ms:
+                    st.hidden_log = [t for t in st.hidden_log
+                                     if t >= obs.t_ms - self.pool_window_ms]
             raw, doubtful = self._resolved(name, view) if view is not None else ([], False)
             if view is not None:
                 own = view.cards[-1].code if view.cards else None
@@ -3331,6 +3340,13 @@ class Tracker:
     #: showed the 6C, then seat 4's arm came 0.88 over it and took it; real round 7: seat
     #: 0's arm over its nertz pile until seat 1's arm covered it too: seat 0's)
     GRAB_OWNER_CLEARED = True
+    #: with no grab seen, another seat's arm near the place as the card left names the
+    #: taker only if the owner's arm was not over the place in this long before its last
+    #: sighting, every frame since showing an arm over it or the place under a hand
+    #: (`--seed 9` round 9, 5 seats: seat 2's hand over its column, cut off from its arm
+    #: in the motion mask, was given to seat 3, whose arm was nearest; seat 2's 2D and 3D
+    #: were flagged as taken by seat 3); None: off
+    OWNER_RECENT_MS: float | None = 1000.0
 
     def _mover(self, owner: int, src: str, code: str, t: float, dest: str = "",
                strict: bool = False) -> int:
@@ -3358,17 +3374,25 @@ class Tracker:
         seats = set(self._arms_over(st.box, left - 200, min(t + 1, left + self.TAKE_MS)))
         if owner in seats or len(seats) != 1:
             return owner
+        if self.OWNER_RECENT_MS is not None and self._owner_at_last_sight(
+                owner, st.box, left, self.OWNER_RECENT_MS, st.hidden_log):
+            return owner
         return seats.pop()
 
-    def _owner_at_last_sight(self, owner: int, box: Any, left: float) -> bool:
-        """Whether the owner's arm was over ``box`` in the :attr:`GRAB_MS` up to its card's
-        last sighting at ``left``, and (:attr:`GRAB_OWNER_CLEARED`) no frame after it
-        showed the place clear of every arm."""
-        was = self._arms_over(box, left - self.GRAB_MS, left + 1).get(owner)
+    def _owner_at_last_sight(self, owner: int, box: Any, left: float,
+                             within: float | None = None, hidden: list[float] | None = None
+                             ) -> bool:
+        """Whether the owner's arm was over ``box`` in the ``within`` ms (default
+        :attr:`GRAB_MS`) up to its card's last sighting at ``left``, and
+        (:attr:`GRAB_OWNER_CLEARED`) no frame after it showed the place clear of every
+        arm (nor, given the times ``hidden`` its view was under a hand, uncovered)."""
+        within = self.GRAB_MS if within is None else within
+        was = self._arms_over(box, left - within, left + 1).get(owner)
         if was is None or not self.GRAB_OWNER_CLEARED:
             return was is not None
         armed = {t for t, b, _s in self._arm_log
                  if was < t <= left and _overlap(box, b) > self.cover_limit}
+        armed.update(t for t in hidden or () if was < t <= left)
         return not any(was < t <= left and t not in armed for t in self._frame_log)
 
     def _via_column(self, seat: int, code: str, src: str, dest: str, t: float,
@@ -4206,6 +4230,63 @@ class Tracker:
                 continue
             self.known.add((k, missing))
             self.named.add((k, missing))
+            return True
+        return self.MISSING_FROM_TWIN_NERTZ and \
+            self._missing_from_twin_nertz(action, missing, r)
+
+    #: ... and when no seat's waste can have held it, the missing card was the nertz top
+    #: of a seat read as the missing card's twin, which the camera saw give way to another
+    #: top before the run's first card landed while the engine still holds it (`--seed 9`
+    #: round 1: seat 2's nertz 5C, read 5S, went to the club pile unseen; the 6C to the
+    #: KC were each flagged, the pile's counting top stuck at 4C, then at an inferred 5C)
+    MISSING_FROM_TWIN_NERTZ = True
+
+    def _missing_from_twin_nertz(self, action: Move, missing: str, r: int) -> bool:
+        """See :attr:`MISSING_FROM_TWIN_NERTZ`: put ``missing``, played from a seat's
+        nertz pile whose engine top is its twin, before record ``r`` (the first card of the
+        pile's run), the two exchanged in the deal hypothesis. Whether the history was
+        rewritten so."""
+        table = self.table
+        twin = _twin(missing)
+        assert table is not None
+        if twin is None:
+            return False
+        first = self.records[r]
+        for k in range(self.seats):
+            name = f"seat{k}:nertz"
+            st = self.states.get(name)
+            nertz = table.layouts[k].nertz
+            if st is None or not nertz or nertz[-1].code != twin or \
+                    (k, twin) not in self.nertz_tops or \
+                    (k, missing) in self.named or (k, missing) in self.known:
+                continue
+            # (the pile settled on the twin, then on another top before the run's first
+            # card landed: the real twin may show again later, from under it)
+            gone = next((tb for (a, _ta), (b, tb) in zip(st.tops, st.tops[1:], strict=False)
+                         if a == twin and b not in (None, twin) and tb <= first.t_ms), None)
+            deal = self._deal_lists[k]["nertz"]
+            if gone is None or missing not in deal or twin not in deal or \
+                    not any(c.code == missing for c in nertz[:-1]):
+                continue
+            saved = self._saved_deal()
+            a, b = deal.index(twin), deal.index(missing)
+            deal[a], deal[b] = missing, twin
+            t = max(int(gone) - 1, self.records[r - 1].t_ms if r > 0 else 0)
+            added = _Record(Move(k, missing, name, action.dst), t, first.frame, first.frames,
+                            True, {"why": f"{action.card} built on {first.action.card}, "  # type: ignore[union-attr]
+                                          f"which lay on the pile without {missing}: "
+                                          f"seat{k}'s nertz top, read {twin}, went "
+                                          f"there first, unseen"}, None, [])
+            records = [*self.records[:r], added, *self.records[r:]]
+            before = [*(x.flags for x in self.records[:r]), [],
+                      *(x.flags for x in self.records[r:])]
+            if not self._rewrite_history(records, before, then=action):
+                self._deal_lists = saved
+                continue
+            self.known.add((k, missing))
+            self.named.add((k, missing))
+            self.nertz_tops.discard((k, twin))
+            self.known.discard((k, twin))
             return True
         return False
 
@@ -5890,6 +5971,23 @@ class Tracker:
     #: 0's 10D went lake -> waste (taken back) -> column -> the same lake pile 32 times in
     #: one frame, 96 moves and flags, until the pass limit)
     NO_RETURN_IN_PASS = True
+    #: ... and in a later pass, while the place it would go back to has not settled on a
+    #: new view since the card left it (`--seed 9` round 9: a stale view of seat 2's
+    #: column, never settled again after its run left, sent the run back and forth
+    #: between two columns 17 times)
+    NO_STALE_RETURN = True
+
+    def _stale_return(self, move: Move) -> bool:
+        """Whether ``move`` takes its card back where the card's last committed move took
+        it from, while that place still shows the view it settled on before then."""
+        prev = next((r for r in reversed(self.records)
+                     if isinstance(r.action, Move | Retract) and r.action.card == move.card),
+                    None)
+        if prev is None or not isinstance(prev.action, Move) or prev.committed < 0 or \
+                prev.action.src != move.dst or prev.action.dst != move.src:
+            return False
+        st = self.states.get(self._obs_place_of(move.dst))
+        return st is not None and st.stable_frame <= prev.committed
 
     def _commit(self, action: Action, t: float, frame: int, *, inferred: bool = False,
                 frames: tuple[int, int] | None = None, evidence: dict[str, Any] | None = None,
@@ -5911,12 +6009,15 @@ class Tracker:
                      or self.NO_RETURN_IN_PASS) for a in self._pass):
             table.pop()
             return False  # undoing what this pass did: an oscillation, not evidence
+        if self.NO_STALE_RETURN and isinstance(action, Move) and self._stale_return(action):
+            table.pop()
+            return False
         if isinstance(action, Draw | Recycle | Rotate):
             self.last_stock_t[action.seat] = float(t_ms)
             flags = []  # the camera cannot count a stock: its rule checks are not evidence
         self._pass.append(action)
         rec = _Record(action, t_ms, frame, frames or (frame, frame), inferred,
-                      evidence or {}, cards, flags, earliest)
+                      evidence or {}, cards, flags, earliest, committed=self.frame)
         self.records.append(rec)
         if isinstance(action, EndRound):
             return True  # finish() writes the round_end with the scores

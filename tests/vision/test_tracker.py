@@ -5857,3 +5857,104 @@ def test_a_card_brought_round_to_where_the_pass_took_it_from_is_refused(on):
     assert tr._commit(Move(0, "AS", "seat0:waste", "seat0:river0"), 1100, n)
     assert tr._commit(Move(0, "AS", "seat0:river0", "lake:0"), 1100, n) is not on
     assert (tr.table.where("AS", 0).kind == "river") is on
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_a_card_is_not_sent_back_to_a_place_that_has_not_settled_since_it_left(on):
+    """A card's move back where its last move took it from needs that place to settle on
+    a new view first: a stale view of the old column is no sign of the card coming back
+    (`--seed 9` round 9 sent a run between two of seat 2's columns 17 times)."""
+    tr = Tracker(HouseRules(), 2)
+    tr.NO_STALE_RETURN = on
+    base = _table({0: "5C", 1: "5D"})
+    moved = {**base, "seat0:river0": ["KS", "QD"], "seat0:river1": []}
+    _feed_steps(tr, [(base, 10), (moved, 10)], _shown_empty("seat0:river1"))
+    assert _moves(tr.log()) == [(0, "QD", "seat0:river1", "seat0:river0")]
+    tr._pass = []  # (a later reconcile; seat 0's river1 shows the view it settled on)
+    back = Move(0, "QD", "seat0:river0", "seat0:river1")
+    assert tr._commit(back, 2100, 21) is not on
+    assert str(tr.table.where("QD", 0)) == ("seat0:river0" if on else "seat0:river1")
+
+
+def test_a_card_goes_back_once_its_old_place_shows_it_again():
+    tr = Tracker(HouseRules(), 2)
+    base = _table({0: "5C", 1: "5D"})
+    moved = {**base, "seat0:river0": ["KS", "QD"], "seat0:river1": []}
+    _feed_steps(tr, [(base, 10), (moved, 10), (base, 10)], _shown_empty("seat0:river1"))
+    assert _moves(tr.log()) == [(0, "QD", "seat0:river1", "seat0:river0"),
+                                (0, "QD", "seat0:river0", "seat0:river1")]
+
+
+def _taken_under_own_hand(recent: float | None, hidden: bool = True) -> Tracker:
+    """Seat 0's arm reaches over its nertz pile (AH), whose view stays under a hand while
+    the motion mask loses the arm (``hidden``; else the pile shows clear); the AH goes as
+    seat 1's arm grazes the pile, and lands on the lake."""
+    nertz = (0.0, 0.0, 10.0, 14.0)
+    boxes = {"seat0:nertz": nertz, "lake:0": (100.0, 100.0, 110.0, 114.0)}
+    tr = Tracker(HouseRules(), 2)
+    tr.OWNER_RECENT_MS = recent
+    graze = ((7.0, 0.0, 20.0, 14.0), 1)
+    steps = [(_table({0: "AH", 1: "5D"}), 0.0, [], 10),
+             (_table({0: "AH", 1: "5D"}), 0.9, [(nertz, 0)], 1),
+             (_table({0: "AH", 1: "5D"}), 0.9 if hidden else 0.0, [], 3),
+             (_table({0: "5C", 1: "5D"}, {"seat0:nertz": []}), 0.9, [graze], 2),
+             (_table({0: "5C", 1: "5D"}, {"lake:0": ["AH"]}), 0.0, [], 10)]
+    n = 0
+    for places, covered, arms, repeat in steps:
+        for _ in range(repeat):
+            views = {p: PlaceView(p, [SeenCard(c, boxes.get(p, _spot(p))) for c in codes],
+                                  covered if p == "seat0:nertz" else 0.0)
+                     for p, codes in places.items()}
+            obs = Observation(n, n * 100.0, views)
+            obs.hands, obs.hand_seats = [b for b, _s in arms], [s for _b, s in arms]
+            tr.update(obs)
+            n += 1
+    tr.finish()
+    return tr
+
+
+def test_a_card_that_leaves_while_its_owners_hand_still_hides_it_is_the_owners():
+    # the pile stayed under a hand from seat 0's arm to the card's last sighting: seat 1's
+    # arm grazing it after is no sign that seat 1 took it
+    tr = _taken_under_own_hand(1000.0)
+    assert _moves(tr.log()) == [(0, "AH", "seat0:nertz", "lake:0")] and not tr.flags()
+    # without the look back at the owner's arm, seat 1 is flagged for taking it
+    # without the look back at the owner's arm, or with the pile seen clear after the
+    # owner's arm left it, seat 1 is flagged for taking it
+    for tr in (_taken_under_own_hand(None), _taken_under_own_hand(1000.0, hidden=False)):
+        assert _moves(tr.log()) == [(1, "AH", "seat0:nertz", "lake:0")]
+        assert [f["rule"] for f in tr.flags()] == ["not_your_card"]
+
+
+def _club_pile_over_a_twin_read_nertz_top(on: bool) -> Tracker:
+    """Seat 1 builds the club pile to 4C from its nertz pile; seat 0's nertz top, read 5S,
+    gives way to a KH while the pile still reads 4C (its 5C landed unseen); seat 1's 6C and
+    7C follow; the KH goes and the real 5S shows. Each seat's waste shows a card seen
+    there, so neither can have held the 5C."""
+    tr = Tracker(HouseRules(), 2)
+    tr.MISSING_FROM_TWIN_NERTZ = on
+    wastes = {"seat0:waste": ["9H"], "seat1:waste": ["8S"], "seat0:river1": ["QD", "JS"]}
+    steps = [_table({0: "JS", 1: "AC"}), _table({0: "5S", 1: "AC"}, wastes)]
+    for card, nxt in (("AC", "2C"), ("2C", "3C"), ("3C", "4C"), ("4C", "6C")):
+        steps.append(_table({0: "5S", 1: nxt}, {**wastes, "lake:0": [card]}))
+    steps += [_table({0: "KH", 1: "6C"}, {**wastes, "lake:0": ["4C"]}),
+              _table({0: "KH", 1: "7C"}, {**wastes, "lake:0": ["6C"]}),
+              _table({0: "KH", 1: "9D"}, {**wastes, "lake:0": ["7C"]}),
+              _table({0: "5S", 1: "9D"}, {**wastes, "lake:0": ["7C"]})]
+    _feed(tr, [*steps, *[steps[-1]] * 4], repeat=12)
+    tr.finish()
+    return tr
+
+
+def test_a_card_missing_under_a_pile_run_was_a_nertz_top_read_as_its_twin():
+    tr = _club_pile_over_a_twin_read_nertz_top(True)
+    assert [m for m in _moves(tr.log()) if m[1] in ("4C", "5C", "6C")] == [
+        (1, "4C", "seat1:nertz", "lake:0"), (0, "5C", "seat0:nertz", "lake:0"),
+        (1, "6C", "seat1:nertz", "lake:0")]
+    assert not tr.flags()
+    # (JS, the 5C and the KH gone; the real 5S on top)
+    assert tr.nertz_counts()[0] == 10 and tr.table.layouts[0].nertz[-1].code == "5S"
+    # without it the pile's counting top stays at 4C: the 6C and 7C are flagged
+    tr = _club_pile_over_a_twin_read_nertz_top(False)
+    assert [(f["card"], f["rule"]) for f in tr.flags()] == [
+        ("6C", "foundation_rank"), ("7C", "foundation_rank")]
