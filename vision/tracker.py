@@ -4045,6 +4045,12 @@ class Tracker:
             action.src in (getattr(r.action, "src", None), getattr(r.action, "dst", None))
             for r in self.records[:i])
 
+    #: two Aces of a colour read swapped (see :meth:`_twin_ace_swap`), one of them dealt to
+    #: a column, are exchanged in the deal's columns too (`--seed 10` round 0: seat 1's AS,
+    #: dealt to a column and read AC, then its AC from the waste taken for its AS: the club
+    #: pile's 2C to JC each flagged "on a S pile")
+    TWIN_DEALT_SWAP = True
+
     def _rename_hidden(self, swaps: list[tuple[int, str, str]], records: list[_Record],
                        before: list[list[Flag]], then: Action | None) -> bool:
         """Exchange each ``(seat, old, new)`` in the deal hypothesis (both among the
@@ -4058,6 +4064,10 @@ class Tracker:
                      for i, c in enumerate(lst) if c in (old, new)]
             # (a dealt column card renamed: see TWIN_PILE_DEALT)
             spots += [(lst, i) for lst in deal["river"] for i, c in enumerate(lst) if c == old]
+            if len(spots) == 1 and self.TWIN_DEALT_SWAP:
+                # (two cards read swapped, one of them dealt to a column as ``new``)
+                spots += [(lst, i) for lst in deal["river"] for i, c in enumerate(lst)
+                          if c == new]
             if len(spots) != 2:
                 self._deal_lists = saved
                 return False

@@ -5958,3 +5958,32 @@ def test_a_card_missing_under_a_pile_run_was_a_nertz_top_read_as_its_twin():
     tr = _club_pile_over_a_twin_read_nertz_top(False)
     assert [(f["card"], f["rule"]) for f in tr.flags()] == [
         ("6C", "foundation_rank"), ("7C", "foundation_rank")]
+
+
+def _aces_read_swapped_one_dealt(on: bool) -> Tracker:
+    """Seat 0's AS, dealt to a column and read AC there and on the pile it starts (AS the
+    next read), then its waste AC, read rightly, starts another pile (taken for the AS, as
+    the seat's AC was played); its nertz 2C lands there."""
+    tr = Tracker(HouseRules(), 2)
+    tr.TWIN_DEALT_SWAP = on
+    alts = {("seat0:river3", "AC"): (("AS", 0.2),), ("lake:0", "AC"): (("AS", 0.2),)}
+    gone = {"seat0:river3": [], "lake:0": ["AC"]}
+    _feed_views(tr, [_table({0: "2C", 1: "5D"}, {"seat0:river3": ["AC"]})] * 5
+                + [_table({0: "2C", 1: "5D"}, gone)] * 10
+                + [_table({0: "2C", 1: "5D"}, {**gone, "seat0:waste": ["AC"]})] * 10
+                + [_table({0: "2C", 1: "5D"}, {**gone, "lake:1": ["AC"]})] * 10
+                + [_table({0: "9D", 1: "5D"}, {**gone, "lake:1": ["2C"]})] * 10,
+                alternatives=alts)
+    tr.finish()
+    return tr
+
+
+def test_two_aces_read_swapped_one_of_them_dealt_to_a_column_are_exchanged():
+    tr = _aces_read_swapped_one_dealt(True)
+    assert _moves(tr.log()) == [(0, "AS", "seat0:river3", "lake:0"),
+                                (0, "AC", "seat0:waste", "lake:1"),
+                                (0, "2C", "seat0:nertz", "lake:1")]
+    assert not tr.flags() and _pile(tr, 1) == [(0, "AC", True), (0, "2C", True)]
+    # without it the dealt card cannot be renamed: the 2C is flagged on the "AS" pile
+    tr = _aces_read_swapped_one_dealt(False)
+    assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_suit", "2C")]
