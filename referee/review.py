@@ -88,7 +88,8 @@ def _describe(e: dict[str, Any]) -> str:
     kind = e.get("type", "?")
     seat = f"seat{e['seat']} " if "seat" in e else ""
     if kind == "move":
-        lost = " (had left unseen)" if e.get("lost") else ""
+        lost = " (had left unseen)" if e.get("lost") else \
+            " (unseen, from its hidden cards)" if e.get("hidden") else ""
         return f"move {seat}{e.get('card')} {e.get('from')} -> {e.get('to')}{lost}"
     if kind == "flag":
         return f"FLAG {seat}{e.get('rule')} {e.get('card') or ''} {e.get('place') or ''}"

@@ -195,7 +195,8 @@ def _describe(e: dict[str, Any]) -> str:
     seat = f"seat{e['seat']} " if "seat" in e else ""
     kind = e["type"]
     if kind == "move":
-        lost = " (had left unseen)" if e.get("lost") else ""
+        lost = " (had left unseen)" if e.get("lost") else \
+            " (unseen, from its hidden cards)" if e.get("hidden") else ""
         return f"{seat}{e.get('card')} {e.get('from')} → {e.get('to')}{lost}"
     if kind == "flag":
         return f"FLAG {seat}{e.get('rule')} {e.get('card') or ''}"

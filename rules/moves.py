@@ -16,6 +16,9 @@ class Move:
     card a joker stands for when it goes to the lake (``jokers``). ``lost``: the card had
     left ``src`` earlier for a place nobody saw (:class:`Unseen`) and shows again now; it
     comes from the seat's lost cards, not from the top of ``src`` (a referee's record).
+    ``hidden``: the card reached ``dst`` unseen from where the seat held it face down or
+    covered (``src``: its nertz pile, stock or waste, anywhere in it), known only because
+    the cards built on it show it went there (a referee's record).
     """
 
     seat: int
@@ -26,6 +29,7 @@ class Move:
     under: bool = False
     declared: str | None = None
     lost: bool = False
+    hidden: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "card", Card.parse(self.card).code)
@@ -33,6 +37,10 @@ class Move:
         object.__setattr__(self, "dst", str(Place.parse(self.dst)))
         if self.lost and (self.n != 1 or self.under):
             raise ValueError("a lost card comes back one card at a time, not slid under")
+        if self.hidden and (self.n != 1 or self.under or self.lost or
+                            Place.parse(self.src).kind not in ("nertz", "stock", "waste")):
+            raise ValueError("a hidden card goes one at a time from a nertz pile, stock or "
+                             "waste")
         if self.declared is not None:
             object.__setattr__(self, "declared", Card.parse(self.declared).code)
         _check_seat(self.seat)
@@ -50,7 +58,8 @@ class Move:
     def __str__(self) -> str:
         run = f" (run of {self.n})" if self.n > 1 else ""
         lost = " (lost from there unseen before)" if self.lost else ""
-        return f"seat{self.seat} {self.card}{run} {self.src} -> {self.dst}{lost}"
+        hidden = " (from among its hidden cards, unseen)" if self.hidden else ""
+        return f"seat{self.seat} {self.card}{run} {self.src} -> {self.dst}{lost}{hidden}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +207,8 @@ def action_to_event(action: Action, t_ms: int) -> dict[str, Any]:
                 event["declared"] = action.declared
             if action.lost:
                 event["lost"] = True
+            if action.hidden:
+                event["hidden"] = True
             return event
         case Retract():
             return {"type": "retract", "t_ms": t_ms, "seat": action.seat, "card": action.card,
@@ -234,7 +245,8 @@ def action_from_event(event: dict[str, Any]) -> Action:
             case "move":
                 return Move(event["seat"], event["card"], event["from"], event["to"],
                             event.get("n", 1), bool(event.get("under", False)),
-                            event.get("declared"), bool(event.get("lost", False)))
+                            event.get("declared"), bool(event.get("lost", False)),
+                            bool(event.get("hidden", False)))
             case "retract":
                 return Retract(event["seat"], event["card"], event["from"], event["to"])
             case "draw":

@@ -428,7 +428,7 @@ class Table:
             where = f"seat{src.seat}'s lost cards" if move.lost else str(src)
             raise ImpossibleAction(f"{move.card} is not in {where} "
                                    f"({' '.join(codes) or 'empty'})")
-        if move.lost:
+        if move.lost or move.hidden:
             idx = codes.index(move.card)
         elif src.kind == "stock":
             idx = codes.index(move.card)
@@ -459,11 +459,12 @@ class Table:
         card = pile[idx]
         if src.seat != move.seat:
             return Illegal("not_your_card", f"{move.card} is in seat{src.seat}'s layout")
-        if src.kind == "stock" and not move.lost:
+        if src.kind == "stock" and not move.lost and not move.hidden:
             return Illegal("not_playable", "cards are played from the waste, not the stock")
-        if src.kind in ("nertz", "waste") and idx != len(pile) - 1 and not move.lost:
+        if src.kind in ("nertz", "waste") and idx != len(pile) - 1 and not move.lost and \
+                not move.hidden:
             return Illegal("not_playable", f"{move.card} is not the top of {src}")
-        run = pile[idx:idx + 1] if move.lost else pile[idx:]
+        run = pile[idx:idx + 1] if move.lost or move.hidden else pile[idx:]
         if not is_run(run):
             return Illegal("run_not_ordered", f"the run from {move.card} is not in order")
         if dst.is_lake:
@@ -659,7 +660,7 @@ class Table:
         match action:
             case Move():
                 pile, idx = self._locate(action)
-                run = pile[idx:idx + 1] if action.lost else pile[idx:]
+                run = pile[idx:idx + 1] if action.lost or action.hidden else pile[idx:]
                 del pile[idx:idx + len(run)]
                 src, dst = action.source, action.target
                 if src.kind == "nertz" and not pile and src.seat not in self.nertz_emptied_at \

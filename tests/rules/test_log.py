@@ -103,6 +103,9 @@ def test_an_unseen_card_event_round_trips_and_replays(tmp_path):
     back = action_to_event(Move(1, "QD", "seat1:nertz", "lake:0", lost=True), 5000)
     assert back["lost"] is True and action_from_event(back).lost
     assert "lost" not in action_to_event(Move(1, "QD", "seat1:nertz", "lake:0"), 5000)
+    hid = action_to_event(Move(1, "QD", "seat1:stock", "lake:0", hidden=True), 5000)
+    assert hid["hidden"] is True and action_from_event(hid).hidden
+    assert "hidden" not in back
     from rules import Table
     t = Table.deal(2, seed=3)
     top = t.layouts[1].nertz[-1].code

@@ -427,3 +427,25 @@ def test_covered_river_card_cannot_be_taken_alone_and_runs_on_the_lake_stay_whol
     assert [f.rule for f in flags] == ["lake_one_card"]
     assert t.pile("lake:0") and len(t.all_cards()) == 104
     assert t.score().lake_cards == [0, 0]
+
+
+def test_a_hidden_card_goes_to_the_lake_from_anywhere_in_its_stock_waste_or_nertz_pile():
+    # the referee's record of a card the cards built on it show went to a pile unseen
+    t = two_seats(["KH", "5D", "QS"], [["9S"], ["8H"], ["AS"], ["QD"]], ["4C", "JD"])
+    t.push(Move(0, "AS", "seat0:river2", "lake:0"), 100)
+    assert rule(t, Move(0, "2S", "seat0:stock", "lake:0")) == "not_playable"
+    stock = len(t.layouts[0].stock)
+    assert t.push(Move(0, "2S", "seat0:stock", "lake:0", hidden=True), 200) == []
+    assert len(t.layouts[0].stock) == stock - 1 and t.score().lake_cards == [2, 0]
+    # from under a waste's or a nertz pile's top; the rules for its target still hold
+    assert rule(t, Move(0, "4C", "seat0:waste", "lake:0", hidden=True)) == "foundation_suit"
+    assert t.push(Move(0, "3S", "seat0:stock", "lake:0", hidden=True), 300) == []
+    assert t.push(Move(0, "4C", "seat0:waste", "lake:1", hidden=True), 400)[0].rule == \
+        "foundation_needs_ace"
+    assert [c.code for c in t.layouts[0].waste] == ["JD"]
+    t.push(Move(0, "5D", "seat0:nertz", "lake:2", hidden=True), 500)
+    assert [c.code for c in t.layouts[0].nertz] == ["KH", "QS"] and t.score().nertz_left[0] == 2
+    t.pop()  # undone like any action
+    assert [c.code for c in t.layouts[0].nertz] == ["KH", "5D", "QS"]
+    with pytest.raises(ValueError, match="hidden card goes one at a time"):
+        Move(0, "9S", "seat0:river0", "lake:0", hidden=True)

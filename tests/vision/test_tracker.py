@@ -5926,13 +5926,14 @@ def test_a_card_that_leaves_while_its_owners_hand_still_hides_it_is_the_owners()
         assert [f["rule"] for f in tr.flags()] == ["not_your_card"]
 
 
-def _club_pile_over_a_twin_read_nertz_top(on: bool) -> Tracker:
+def _club_pile_over_a_twin_read_nertz_top(on: bool, hidden: bool = True) -> Tracker:
     """Seat 1 builds the club pile to 4C from its nertz pile; seat 0's nertz top, read 5S,
     gives way to a KH while the pile still reads 4C (its 5C landed unseen); seat 1's 6C and
     7C follow; the KH goes and the real 5S shows. Each seat's waste shows a card seen
     there, so neither can have held the 5C."""
     tr = Tracker(HouseRules(), 2)
     tr.MISSING_FROM_TWIN_NERTZ = on
+    tr.MISSING_FROM_HIDDEN = hidden
     wastes = {"seat0:waste": ["9H"], "seat1:waste": ["8S"], "seat0:river1": ["QD", "JS"]}
     steps = [_table({0: "JS", 1: "AC"}), _table({0: "5S", 1: "AC"}, wastes)]
     for card, nxt in (("AC", "2C"), ("2C", "3C"), ("3C", "4C"), ("4C", "6C")):
@@ -5954,8 +5955,14 @@ def test_a_card_missing_under_a_pile_run_was_a_nertz_top_read_as_its_twin():
     assert not tr.flags()
     # (JS, the 5C and the KH gone; the real 5S on top)
     assert tr.nertz_counts()[0] == 10 and tr.table.layouts[0].nertz[-1].code == "5S"
-    # without it the pile's counting top stays at 4C: the 6C and 7C are flagged
+    # without it the 5C is taken for a hidden card of seat 1 (MISSING_FROM_HIDDEN), seat
+    # 0's 5S never leaves its pile: one nertz card too many
     tr = _club_pile_over_a_twin_read_nertz_top(False)
+    assert [(e["seat"], e["from"], e.get("hidden")) for e in tr.log()
+            if e.get("card") == "5C"] == [(1, "seat1:stock", True)]
+    assert tr.nertz_counts()[0] == 12
+    # and without that too, the pile's counting top stays at 4C: the 6C and 7C are flagged
+    tr = _club_pile_over_a_twin_read_nertz_top(False, hidden=False)
     assert [(f["card"], f["rule"]) for f in tr.flags()] == [
         ("6C", "foundation_rank"), ("7C", "foundation_rank")]
 
@@ -5987,3 +5994,68 @@ def test_two_aces_read_swapped_one_of_them_dealt_to_a_column_are_exchanged():
     # without it the dealt card cannot be renamed: the 2C is flagged on the "AS" pile
     tr = _aces_read_swapped_one_dealt(False)
     assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_suit", "2C")]
+
+
+def _club_pile_missing_its_five(on: bool) -> Tracker:
+    """Seat 1 builds the club pile to 4C from its nertz pile, then lays its 6C and 7C on it:
+    the 5C under them was never seen (each seat's waste shows a card seen there, and no
+    nertz top was read as the 5C's twin)."""
+    tr = Tracker(HouseRules(), 2)
+    tr.MISSING_FROM_HIDDEN = on
+    wastes = {"seat0:waste": ["9H"], "seat1:waste": ["8S"]}
+    steps = [_table({0: "JS", 1: "AC"}), _table({0: "JS", 1: "AC"}, wastes)]
+    for card, nxt in (("AC", "2C"), ("2C", "3C"), ("3C", "4C"), ("4C", "6C"), ("6C", "7C"),
+                      ("7C", "9D")):
+        steps.append(_table({0: "JS", 1: nxt}, {**wastes, "lake:0": [card]}))
+    _feed(tr, steps, repeat=12)
+    tr.finish()
+    return tr
+
+
+def test_a_card_missing_under_a_pile_run_from_nowhere_seen_is_a_hidden_card():
+    tr = _club_pile_missing_its_five(True)
+    moves = [e for e in tr.log() if e["type"] == "move"]
+    assert [(e["seat"], e["card"], e["from"], e.get("hidden", False)) for e in moves][4:6] == [
+        (1, "5C", "seat1:stock", True), (1, "6C", "seat1:nertz", False)]
+    assert not tr.flags() and tr.table.score().lake_cards == [0, 7]
+    # without it the 6C and 7C are flagged: they do not count
+    tr = _club_pile_missing_its_five(False)
+    assert [(f["card"], f["rule"]) for f in tr.flags()] == [
+        ("6C", "foundation_rank"), ("7C", "foundation_rank")]
+    assert tr.table.score().lake_cards == [0, 4]
+
+
+def _diamond_pile_over_a_taken_back_six(on: bool) -> Tracker:
+    """Seat 1 builds the diamond pile to 4D from its nertz pile; seat 0's waste 6D lands
+    on it (flagged); seat 1's 5D lands over it; the pile then shows seat 1's 7D and 8D:
+    seat 0 took its 6D back and laid it on the 5D, unseen both times."""
+    tr = Tracker(HouseRules(), 2)
+    tr.MISSING_TAKEN_BACK = on
+    six, other = {"seat1:waste": ["8S"], "seat0:waste": ["6D"]}, {"seat1:waste": ["8S"],
+                                                                   "seat0:waste": ["QH"]}
+    steps = [_table({0: "JS", 1: "AD"}), _table({0: "JS", 1: "AD"}, six)]
+    for card, nxt in (("AD", "2D"), ("2D", "3D"), ("3D", "4D"), ("4D", "5D")):
+        steps.append(_table({0: "JS", 1: nxt}, {**six, "lake:0": [card]}))
+    steps.append(_table({0: "JS", 1: "5D"}, {**other, "lake:0": ["6D"]}))
+    for card, nxt in (("5D", "7D"), ("7D", "8D"), ("8D", "KC")):
+        steps.append(_table({0: "JS", 1: nxt}, {**other, "lake:0": [card]}))
+    _feed(tr, steps, repeat=12)
+    tr.finish()
+    return tr
+
+
+def test_a_card_missing_under_a_pile_run_that_lies_flagged_lower_was_taken_back():
+    tr = _diamond_pile_over_a_taken_back_six(True)
+    moves = [(e["type"], e["seat"], e["card"], e["from"], e["to"]) for e in tr.log()
+             if e["type"] in ("move", "retract")]
+    assert moves[4:8] == [("move", 0, "6D", "seat0:waste", "lake:0"),
+                          ("move", 1, "5D", "seat1:nertz", "lake:0"),
+                          ("retract", 0, "6D", "lake:0", "seat0:waste"),
+                          ("move", 0, "6D", "seat0:waste", "lake:0")]
+    # the misplacement was taken back: recorded as corrected, not penalised
+    assert [(f["card"], f["corrected_at"] is not None) for f in tr.flags()] == [("6D", True)]
+    assert tr.table.score().lake_cards == [1, 7]
+    # without it another seat's hidden 6D is put under the 7D, seat 0's stays flagged
+    tr = _diamond_pile_over_a_taken_back_six(False)
+    assert [(f["card"], f["corrected_at"]) for f in tr.flags()] == [("6D", None)]
+    assert tr.table.score().lake_cards == [0, 8]
