@@ -1589,6 +1589,16 @@ def _armed_seats_source_hidden(wait: float | None) -> Tracker:
              (_table({0: "5C", 1: "5D"}, {**landed, "seat0:river3": []}), hidden, [], 8),
              (_table({0: "5C", 1: "5D"}, {**landed, "seat0:river3": ["2H"]}), hidden, [], 6),
              (_table({0: "5C", 1: "5D"}, {**landed, "seat0:river3": ["2H"]}), {}, [], 20)]
+    _feed_armed(tr, steps, boxes)
+    return tr
+
+
+def _feed_armed(tr: Tracker, steps: list[tuple[dict[str, list[str]], dict[str, float],
+                                                list[tuple[tuple[float, ...], int]], int]],
+                boxes: dict[str, tuple[float, ...]]) -> None:
+    """Feed ``(places, covered, arms, frames)`` steps on one clock (each place at its own
+    box, default its own spot; ``covered``: how much of a place a hand hides), then
+    finish."""
     n = 0
     for places, covered, arms, repeat in steps:
         for _ in range(repeat):
@@ -1599,7 +1609,6 @@ def _armed_seats_source_hidden(wait: float | None) -> Tracker:
             tr.update(obs)
             n += 1
     tr.finish()
-    return tr
 
 
 def test_a_card_gone_from_an_unarmed_seat_waits_while_the_armed_seats_source_is_hidden():
@@ -5894,22 +5903,12 @@ def _taken_under_own_hand(recent: float | None, hidden: bool = True) -> Tracker:
     tr = Tracker(HouseRules(), 2)
     tr.OWNER_RECENT_MS = recent
     graze = ((7.0, 0.0, 20.0, 14.0), 1)
-    steps = [(_table({0: "AH", 1: "5D"}), 0.0, [], 10),
-             (_table({0: "AH", 1: "5D"}), 0.9, [(nertz, 0)], 1),
-             (_table({0: "AH", 1: "5D"}), 0.9 if hidden else 0.0, [], 3),
-             (_table({0: "5C", 1: "5D"}, {"seat0:nertz": []}), 0.9, [graze], 2),
-             (_table({0: "5C", 1: "5D"}, {"lake:0": ["AH"]}), 0.0, [], 10)]
-    n = 0
-    for places, covered, arms, repeat in steps:
-        for _ in range(repeat):
-            views = {p: PlaceView(p, [SeenCard(c, boxes.get(p, _spot(p))) for c in codes],
-                                  covered if p == "seat0:nertz" else 0.0)
-                     for p, codes in places.items()}
-            obs = Observation(n, n * 100.0, views)
-            obs.hands, obs.hand_seats = [b for b, _s in arms], [s for _b, s in arms]
-            tr.update(obs)
-            n += 1
-    tr.finish()
+    under = {"seat0:nertz": 0.9}
+    _feed_armed(tr, [(_table({0: "AH", 1: "5D"}), {}, [], 10),
+                     (_table({0: "AH", 1: "5D"}), under, [(nertz, 0)], 1),
+                     (_table({0: "AH", 1: "5D"}), under if hidden else {}, [], 3),
+                     (_table({0: "5C", 1: "5D"}, {"seat0:nertz": []}), under, [graze], 2),
+                     (_table({0: "5C", 1: "5D"}, {"lake:0": ["AH"]}), {}, [], 10)], boxes)
     return tr
 
 
@@ -5918,7 +5917,6 @@ def test_a_card_that_leaves_while_its_owners_hand_still_hides_it_is_the_owners()
     # arm grazing it after is no sign that seat 1 took it
     tr = _taken_under_own_hand(1000.0)
     assert _moves(tr.log()) == [(0, "AH", "seat0:nertz", "lake:0")] and not tr.flags()
-    # without the look back at the owner's arm, seat 1 is flagged for taking it
     # without the look back at the owner's arm, or with the pile seen clear after the
     # owner's arm left it, seat 1 is flagged for taking it
     for tr in (_taken_under_own_hand(None), _taken_under_own_hand(1000.0, hidden=False)):
