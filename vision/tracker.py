@@ -4252,32 +4252,6 @@ class Tracker:
             return True
         return self.MISSING_FROM_HIDDEN and self._missing_from_hidden(action, missing, r, fresh)
 
-    #: ... and when no seat's nertz top either, a seat's hidden card went there unseen
-    #: (:class:`~rules.moves.Move` ``hidden``): from the seat whose waste showed it last,
-    #: else the seat that laid the run's first card, else any, from its stock or waste
-    #: first, its nertz pile last (`--seed 10` round 9: a diamond pile's 7D never seen
-    #: landing, its 8D, 9D and 10D each flagged "needs rank 7")
-    MISSING_FROM_HIDDEN = True
-
-    def _missing_from_hidden(self, action: Move, missing: str, r: int, fresh: Table) -> bool:
-        """See :attr:`MISSING_FROM_HIDDEN`: put ``missing`` before record ``r`` as a hidden
-        card of a seat that ``fresh`` (the engine before ``r``) holds unseen and unnamed.
-        Whether the history was rewritten so."""
-        first = self.records[r]
-        laid = first.action.seat if isinstance(first.action, Move) else -1
-        before = [*(x.flags for x in self.records[:r]), [],
-                  *(x.flags for x in self.records[r:])]
-        for k, kind, exchange in self._hidden_spots(fresh, missing, laid):
-            saved = self._saved_deal()
-            added = self._hidden_play(k, kind, exchange, missing, action, self.records, r)
-            if self._rewrite_history([*self.records[:r], added, *self.records[r:]], before,
-                                     then=action):
-                self.known.add((k, missing))
-                self.named.add((k, missing))
-                return True
-            self._deal_lists = saved
-        return False
-
     #: a card missing under a pile's run that lies lower on the same pile, flagged (it
     #: does not count), was taken back by its seat and laid again later, unseen both
     #: times (`--seed 9` round 1: seat 2's 6D laid on the 4D, taken back as the 5D came
@@ -4309,54 +4283,7 @@ class Tracker:
                 _Record(Move(owner, code, laid.src, dst), t, nxt.frame, nxt.frames, True,
                         {"why": why}, None, [])]
 
-    def _hidden_spots(self, fresh: Table, code: str, laid: int
-                      ) -> list[tuple[int, str, tuple[str, str] | None]]:
-        """Where seats hold ``code`` unseen and unnamed in engine ``fresh``: (seat, place
-        kind, exchange), the seat whose waste showed it last first, then ``laid`` (the
-        seat that laid the run on it), then the rest; a stock or a waste under its top
-        before a nertz pile under its top, whose placeholder is first tried in the stock,
-        exchanged there with an unnamed card (``exchange``: (code, that card))."""
-        shown = {k: self.seen_at.get((f"seat{k}:waste", code), -1.0)
-                 for k in range(self.seats)}
-        spots: list[tuple[int, int, str]] = []
-        for k in range(self.seats):
-            if (k, code) in self.named or (k, code) in self.known:
-                continue
-            lay = fresh.layouts[k]
-            for rank, kind, pile in ((0, "stock", lay.stock), (0, "waste", lay.waste[:-1]),
-                                     (1, "nertz", lay.nertz[:-1])):
-                if any(c.code == code for c in pile):
-                    spots.append((rank, k, kind))
-        spots.sort(key=lambda x: (x[0], -shown[x[1]], x[1] != laid, x[1]))
-        tries: list[tuple[int, str, tuple[str, str] | None]] = []
-        for _rank, k, kind in spots:
-            if kind == "nertz":  # (a placeholder there is as likely any hidden card)
-                deal = self._deal_lists[k]
-                spare = next((c for c in reversed(deal["stock"])
-                              if (k, c) not in self.named and (k, c) not in self.known), None)
-                if spare is not None and code in deal["nertz"]:
-                    tries.append((k, "stock", (code, spare)))
-            tries.append((k, kind, None))
-        return tries
-
-    def _hidden_play(self, seat: int, kind: str, exchange: tuple[str, str] | None,
-                     code: str, action: Move, records: list[_Record], r: int) -> _Record:
-        """The record of ``seat``'s hidden ``code`` going to ``action.dst`` unseen just
-        before ``records[r]`` (the deal hypothesis changed for ``exchange``: the caller
-        restores it when refused)."""
-        if exchange is not None:
-            deal = self._deal_lists[seat]
-            a, b = deal["nertz"].index(exchange[0]), deal["stock"].index(exchange[1])
-            deal["nertz"][a], deal["stock"][b] = exchange[1], exchange[0]
-        nxt = records[r]
-        t = max(nxt.t_ms - 1, records[r - 1].t_ms if r > 0 else 0)
-        return _Record(Move(seat, code, f"seat{seat}:{kind}", action.dst, hidden=True), t,
-                       nxt.frame, nxt.frames, True,
-                       {"why": f"{action.card} built on the pile's run, which lay there "
-                               f"without {code}: {code} went there first, unseen, from "
-                               f"seat{seat}'s {kind}"}, None, [])
-
-    #: ... and when no seat's waste can have held it, the missing card was the nertz top
+    #: ... else, when no seat's waste can have held it, the missing card was the nertz top
     #: of a seat read as the missing card's twin, which the camera saw give way to another
     #: top before the run's first card landed while the engine still holds it (`--seed 9`
     #: round 1: seat 2's nertz 5C, read 5S, went to the club pile unseen; the 6C to the
@@ -4411,6 +4338,79 @@ class Tracker:
             self.known.discard((k, twin))
             return True
         return False
+
+    #: ... and when no seat's nertz top either, a seat's hidden card went there unseen
+    #: (:class:`~rules.moves.Move` ``hidden``): from the seat whose waste showed it last,
+    #: else the seat that laid the run's first card, else any, from its stock or waste
+    #: first, its nertz pile last (`--seed 10` round 9: a diamond pile's 7D never seen
+    #: landing, its 8D, 9D and 10D each flagged "needs rank 7")
+    MISSING_FROM_HIDDEN = True
+
+    def _missing_from_hidden(self, action: Move, missing: str, r: int, fresh: Table) -> bool:
+        """See :attr:`MISSING_FROM_HIDDEN`: put ``missing`` before record ``r`` as a hidden
+        card of a seat that ``fresh`` (the engine before ``r``) holds unseen and unnamed.
+        Whether the history was rewritten so."""
+        first = self.records[r]
+        laid = first.action.seat if isinstance(first.action, Move) else -1
+        before = [*(x.flags for x in self.records[:r]), [],
+                  *(x.flags for x in self.records[r:])]
+        for k, kind, exchange in self._hidden_spots(fresh, missing, laid):
+            saved = self._saved_deal()
+            added = self._hidden_play(k, kind, exchange, missing, action, self.records, r)
+            if self._rewrite_history([*self.records[:r], added, *self.records[r:]], before,
+                                     then=action):
+                self.known.add((k, missing))
+                self.named.add((k, missing))
+                return True
+            self._deal_lists = saved
+        return False
+
+    def _hidden_spots(self, fresh: Table, code: str, laid: int
+                      ) -> list[tuple[int, str, tuple[str, str] | None]]:
+        """Where seats hold ``code`` unseen and unnamed in engine ``fresh``: (seat, place
+        kind, exchange), the seat whose waste showed it last first, then ``laid`` (the
+        seat that laid the run on it), then the rest; a stock or a waste under its top
+        before a nertz pile under its top, whose placeholder is first tried in the stock,
+        exchanged there with an unnamed card (``exchange``: (code, that card))."""
+        shown = {k: self.seen_at.get((f"seat{k}:waste", code), -1.0)
+                 for k in range(self.seats)}
+        spots: list[tuple[int, int, str]] = []
+        for k in range(self.seats):
+            if (k, code) in self.named or (k, code) in self.known:
+                continue
+            lay = fresh.layouts[k]
+            for rank, kind, pile in ((0, "stock", lay.stock), (0, "waste", lay.waste[:-1]),
+                                     (1, "nertz", lay.nertz[:-1])):
+                if any(c.code == code for c in pile):
+                    spots.append((rank, k, kind))
+        spots.sort(key=lambda x: (x[0], -shown[x[1]], x[1] != laid, x[1]))
+        tries: list[tuple[int, str, tuple[str, str] | None]] = []
+        for _rank, k, kind in spots:
+            if kind == "nertz":  # (a placeholder there is as likely any hidden card)
+                deal = self._deal_lists[k]
+                spare = next((c for c in reversed(deal["stock"])
+                              if (k, c) not in self.named and (k, c) not in self.known), None)
+                if spare is not None and code in deal["nertz"]:
+                    tries.append((k, "stock", (code, spare)))
+            tries.append((k, kind, None))
+        return tries
+
+    def _hidden_play(self, seat: int, kind: str, exchange: tuple[str, str] | None,
+                     code: str, action: Move, records: list[_Record], r: int) -> _Record:
+        """The record of ``seat``'s hidden ``code`` going to ``action.dst`` unseen just
+        before ``records[r]`` (the deal hypothesis changed for ``exchange``: the caller
+        restores it when refused)."""
+        if exchange is not None:
+            deal = self._deal_lists[seat]
+            a, b = deal["nertz"].index(exchange[0]), deal["stock"].index(exchange[1])
+            deal["nertz"][a], deal["stock"][b] = exchange[1], exchange[0]
+        nxt = records[r]
+        t = max(nxt.t_ms - 1, records[r - 1].t_ms if r > 0 else 0)
+        return _Record(Move(seat, code, f"seat{seat}:{kind}", action.dst, hidden=True), t,
+                       nxt.frame, nxt.frames, True,
+                       {"why": f"{action.card} built on the pile's run, which lay there "
+                               f"without {code}: {code} went there first, unseen, from "
+                               f"seat{seat}'s {kind}"}, None, [])
 
     def _saved_deal(self) -> list[dict[str, list[Any]]]:
         """A copy of the deal hypothesis to restore when a change to it is refused."""
