@@ -110,6 +110,8 @@ def model_observer(model: Any, detector: Any, every_frame: bool = False,
             return None
 
     timing = {"detector_s": 0.0, "table_model_s": 0.0}
+    card_px = getattr(model, "card_px", None)
+    scale_for = getattr(detector, "scale_for", None)
     try:  # (a TableModel takes the grey frame; a stand-in model may not)
         takes_grey = "grey" in inspect.signature(model.observe).parameters
     except (TypeError, ValueError):
@@ -126,7 +128,13 @@ def model_observer(model: Any, detector: Any, every_frame: bool = False,
                else model.observe(image, dets, frame, t_ms))
         timing["detector_s"] += t1 - t0
         timing["table_model_s"] += time.perf_counter() - t1
-        return obs if gated is None else mark_pending(obs, gated, spot)
+        if gated is None:
+            return obs
+        if card_px is not None and scale_for is not None:
+            # the cards' size the table's calibration gives: a check on the frame's own
+            px = card_px() if getattr(model, "camera", "ok") == "ok" else None
+            gated.expect_scale(scale_for(px) if px else None)
+        return mark_pending(obs, gated, spot)
 
     observe.model = model  # type: ignore[attr-defined]
     observe.timing = timing  # type: ignore[attr-defined]

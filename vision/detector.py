@@ -354,6 +354,13 @@ class CardDetector:
         (the first of :meth:`scale_candidates`)."""
         return self.scale_candidates(image)[0]
 
+    def scale_for(self, card_px: float) -> float:
+        """The resize for a photo whose cards' boxes have this median long side (pixels):
+        to a little past :attr:`SMALL_CARD_PX` (the index class is found and read better
+        there), at most 1.5×; 1.0 when the cards already fit (a scale of 0.8–1.1)."""
+        scale = float(np.clip(self.SMALL_CARD_PX / max(card_px, 1e-6), 0.05, 1.5))
+        return 1.0 if 0.8 <= scale <= 1.1 else scale
+
     #: a level nearly as sure (its three surest cards at most this much less sure on
     #: average) whose cards give a scale at least :attr:`RIVAL_RATIO` apart is a rival:
     #: a photo looked at as a whole is read at both scales and keeps the one whose cards
@@ -411,9 +418,8 @@ class CardDetector:
             best = best_scene
 
         def final(level_scale: float) -> float:
-            # to a little past the median: the index class is found and read better there
-            scale = float(np.clip(level_scale * self.SMALL_CARD_PX / self.CARD_PX, 0.05, 1.5))
-            return 1.0 if 0.8 <= scale <= 1.1 else scale
+            # (the level's median card side, in the photo's pixels: CARD_PX * r / scale)
+            return self.scale_for(self.CARD_PX / level_scale)
 
         out = [final(best[1])]
         rivals = [] if best[2] == self.CLOSE_UP_LEVEL else sorted(

@@ -621,6 +621,13 @@ class TableModel:
             elif 60 < float(brel[bi, 1]) < 200 and q in (lo, hi) and (
                     q == lo or hi - lo == n_row - 1):
                 cands.append((1 + dev, bi, q, q == lo))
+            elif 60 < float(brel[bi, 1]) < 200 and hi - lo == n_row - 2 and \
+                    q in (lo - 1, hi + 1):
+                # the same compact layout with the nertz top unread (a card the reader
+                # misses): every column seen, the stock just past one end of them, nearer
+                # the player, where the nertz pile lies (``--seed 11`` round 3: a seat
+                # never learned, its places one pitch off, the deal read at 7.8 s)
+                cands.append((1.5 + dev, bi, q, q == lo - 1))
         if cands:
             _c, bi, first, right = min(cands)
             stock = backs[bi]
@@ -864,6 +871,21 @@ class TableModel:
         """The pixel box (x1, y1, x2, y2) of a place's spot: a card-sized square about where
         the place lies (``seat<i>:<name>`` or ``lake:<pid>``); needs a calibrated table."""
         return self._spot_box(self._place_mm(place))
+
+    def card_px(self) -> float | None:
+        """The long side (pixels) of the box of a card lying square in a seat's layout:
+        the median over the seats' nertz piles, as the calibrated plane maps them (what a
+        detector's card boxes measure there); None before the table is calibrated."""
+        if self.plane is None or not self.seats:
+            return None
+        w, h = CARD_W_MM / 2, CARD_H_MM / 2
+        sides = []
+        for s in self.seats:
+            centre = s.to_local(np.array([s.places.get("nertz", s.origin_mm)]))[0]
+            corners = s.to_table(centre + np.array([[-w, -h], [w, -h], [w, h], [-w, h]]))
+            px = self.plane.to_px(corners)
+            sides.append(float(max(np.ptp(px[:, 0]), np.ptp(px[:, 1]))))
+        return float(np.median(sides))
 
     def _spot_box(self, mm: tuple[float, float]) -> tuple[float, float, float, float]:
         assert self.plane is not None

@@ -367,6 +367,35 @@ def test_a_first_frames_odd_scale_gives_way_to_the_later_ones(tmp_path, detector
     assert counting.used[0] == 0.8 and counting.used[-1] == 1.0
 
 
+def test_a_misjudged_scale_gives_way_to_the_expected_one(tmp_path, detector):
+    """Every scale judged from the frame is 16× too small (a cloth's squares taken for
+    card backs): nothing is found, until the table's calibration says how large the cards
+    are; the next frame is then looked at whole at that scale, and so is every later look,
+    while a judged scale that agrees with it is kept."""
+    frames, _hands = scene(tmp_path)
+    counting = _ScaleLog(detector, [0.06])
+    gate = ChangeGatedDetector(counting, full_every_ms=600, confirms=1)
+    for i, img in enumerate(frames[:3]):
+        gate(img, i * 100.0)
+    assert "7H" not in _at(gate.detections, 100 + 22, 150 + 32), "found at a 16× shrink"
+    gate.expect_scale(1.0)
+    gate(frames[3], 300.0)
+    assert gate.stats.full_reasons.get("rescaled") == 1 and counting.used[-1] == 1.0
+    assert "7H" in _at(gate.detections, 100 + 22, 150 + 32)
+    for i, img in enumerate(frames[4:], start=4):
+        gate.expect_scale(1.0)
+        gate(img, i * 100.0)
+    assert gate.stats.full_reasons.get("rescaled") == 1
+    assert set(counting.used[counting.used.index(1.0):]) == {1.0}
+    assert "KS" in _at(gate.detections, 420 + 22, 150 + 32)
+    # a judged scale within EXPECTED_RATIO of the expected one is the one used
+    counting.estimates, counting.asked = [1.2], 0
+    gate.reset()
+    gate.expect_scale(1.0)
+    gate(frames[-1], 0.0)
+    assert counting.used[-1] == 1.2
+
+
 def test_a_focused_gate_reads_fewer_cards_and_sees_the_same(tmp_path):
     """The gate asks the detector to read only the cards its changed boxes keep
     (``focus``): with a card lying just beside the changed spot (inside the region grown

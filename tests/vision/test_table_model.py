@@ -82,6 +82,48 @@ def test_markers_give_the_table_plane(video):
         fit_markers({}, layout, SIZE)
 
 
+def test_the_calibrated_plane_gives_the_cards_size_in_pixels(video):
+    """Before calibration the size is unknown; after it, it is within 10 % of the median
+    long side of the label boxes of the layouts' cards (what a detector's boxes measure)."""
+    header, labels, frames = video
+    model = TableModel(_profile(header))
+    assert model.card_px() is None
+    model.observe(frames[0], Detections.empty(), 0, 0.0)
+    dets, truth = label_detections(labels[0]["cards"])
+    sides = [max(b[2] - b[0], b[3] - b[1]) for b, t in zip(dets.xyxy, truth, strict=True)
+             if t is not None and t.startswith("seat")]
+    assert abs(model.card_px() / float(np.median(sides)) - 1.0) < 0.1, (
+        model.card_px(), np.median(sides))
+
+
+def test_the_camera_pipeline_takes_the_cards_size_from_the_calibration(video):
+    """The replay's observer, its detector judging every frame 12× too small (as a
+    gingham cloth once made it): nothing is placed on the first frame, the calibration
+    then gives the cards' size, and from the next frame on the layouts are read."""
+    from referee.replay import model_observer
+    from vision.detector import CardDetector
+
+    class Misjudging(CardDetector):
+        def scale_candidates(self, image):  # noqa: ANN001 - the detector's own
+            return [0.08]
+
+    header, labels, frames = video
+    detector = Misjudging.load()
+    model = TableModel(_profile(header))
+    observe = model_observer(model, detector, settle_ms=100)
+
+    def placed(obs) -> int:
+        return sum(len(v.cards) for k, v in obs.places.items() if k.startswith("seat"))
+
+    assert placed(observe(frames[0], 0, 0.0)) == 0
+    expected = detector.scale_for(model.card_px())
+    assert observe.gate._expected == expected
+    second = observe(frames[1], 1, 100.0)
+    assert observe.gate.stats.full_reasons.get("rescaled") == 1
+    dets, truth = label_detections(labels[1]["cards"])
+    assert placed(second) >= 0.8 * sum(t is not None and t.startswith("seat") for t in truth)
+
+
 def test_detections_are_placed(video):
     header, labels, frames = video
     model = TableModel(_profile(header))
@@ -369,6 +411,26 @@ def test_a_deal_row_without_a_stock_seen_is_learned_after_a_second(video):
         np.array([c0.places["nertz"]]))[0]
     assert abs(moved[0]) < 12.0 and 100.0 < moved[1] < 200.0, moved
     assert math.dist(s0.places["nertz"], c0.places["nertz"]) < 12.0
+
+def test_a_compact_row_whose_nertz_top_is_unread_is_learned_from_its_stock(video):
+    """Seat 0 laid out compactly (its stock under the nertz pile, nearer the player) and
+    its nertz top not read: every column and the stock place the row at once, the nertz
+    pile at the stock's slot (not one pitch along, on the first column)."""
+    header, labels, frames = video
+    clean = TableModel(_profile(header))
+    clean.observe(frames[0], label_detections(labels[0]["cards"])[0], 0, 0.0)
+    model = TableModel(_profile(header))
+    model.observe(frames[0], _with_back(
+        labels[0], ("seat0:stock", "seat0:nertz"), lambda nertz, _step: nertz + [
+            0, 1.7 * (nertz[3] - nertz[1]), 0, 1.7 * (nertz[3] - nertz[1])]), 0, 0.0)
+    assert 0 in model.learned, "the row of four columns and a stock was not learned"
+    s0, c0 = model.seats[0], clean.seats[0]
+    for place in ("nertz", "river0", "river3"):
+        assert math.dist(s0.places[place], c0.places[place]) < 12.0, place
+    under = s0.to_local(np.array([s0.places["stock"]]))[0] - s0.to_local(
+        np.array([c0.places["nertz"]]))[0]
+    assert abs(under[0]) < 12.0 and 100.0 < under[1] < 200.0, under
+
 
 def _card_warp(image: np.ndarray, quad: np.ndarray, centre: np.ndarray, turn_deg: float
                ) -> tuple[np.ndarray, tuple[float, float, float, float]]:
