@@ -113,6 +113,9 @@ class _PlaceState:
     #: have landed before it
     top_seen_t: float = -1.0
     before_seen_t: float = -1.0
+    #: the reader's own top code when the place last settled, and when it settled
+    commit_read: tuple[str | None, float] = (None, -1.0)
+    covered_t: float = -1.0  # when its view was last covered (or held back)
 
 
 @dataclass
@@ -705,6 +708,8 @@ class Tracker:
                 if raw and own is not None and raw[-1] != own and \
                         self._persistent_read(place.kind, view, st, raw[-1]):
                     raw, doubtful = [*raw[:-1], own], False
+                elif raw and self._same_read_same_top(place.kind, st, own, raw[-1]):
+                    raw, doubtful = [*raw[:-1], st.stable[-1]], False  # type: ignore[index]
             if place.kind == "river" and self.DROP_COLUMN_PHANTOMS:
                 raw = self._without_phantoms(name, raw)
             if place.kind == "river" and self.ENGINE_CARD_IN_GAP:
@@ -779,6 +784,8 @@ class Tracker:
                 if place.kind == "nertz":
                     self.nertz_first.setdefault((place.seat, top), float(obs.t_ms))
             st.covered = covered or not usable
+            if st.covered:
+                st.covered_t = float(obs.t_ms)
             # (held back only for a doubtful read: in plain view, what it no longer shows
             # has left)
             st.held = tuple(codes) if usable is False and not covered else None
@@ -812,6 +819,7 @@ class Tracker:
                 st.stable_t = min(st.top_t, st.cand_t, max(first, st.stable_t)) \
                     if fresh_top else st.cand_t
                 st.glimpsed, st.first = st.first, {}
+                st.commit_read = (st.read[0], float(obs.t_ms))
                 if st.stable:
                     st.settled[st.stable[-1]] = st.stable_t
                     st.shown.setdefault(st.stable[-1], st.stable_t)
@@ -839,6 +847,23 @@ class Tracker:
     PERSIST_MS = 3000.0
     PERSIST_P = 0.5
     PERSIST_RATIO = 10.0
+
+    #: place kinds where the reader's own read that has shown unchanged, in plain view,
+    #: since before the place last settled stands for the card it settled on, though the
+    #: engine's table has since made another of the reader's alternatives likelier: the
+    #: same read of the same card (``--seed 12`` round 2: a 7C read 2C on the club pile was
+    #: taken for the 7C that fits there, then, the pile at 7C, for the 8C that fits next:
+    #: a phantom 8C, and the three 8Cs laid there later went unseen)
+    SAME_READ_KINDS: tuple[str, ...] = ("lake",)
+
+    def _same_read_same_top(self, kind: str, st: _PlaceState, own: str | None,
+                            resolved: str) -> bool:
+        """See :attr:`SAME_READ_KINDS` (``resolved``: the read as the table makes it)."""
+        read, commit_t = st.commit_read
+        return kind in self.SAME_READ_KINDS and bool(st.stable) and own is not None and \
+            own != resolved and own == read == st.read[0] and \
+            st.stable[-1] != resolved and st.read[1] is not None and \
+            st.read[1] <= commit_t and st.covered_t < commit_t  # type: ignore[index]
 
     def _persistent_read(self, kind: str, view: Any, st: _PlaceState, alt: str) -> bool:
         """See :attr:`PERSISTENT_READ_KINDS` (``alt``: the alternative taken for now)."""

@@ -6057,3 +6057,30 @@ def test_a_card_missing_under_a_pile_run_that_lies_flagged_lower_was_taken_back(
     tr = _diamond_pile_over_a_taken_back_six(False)
     assert [(f["card"], f["corrected_at"]) for f in tr.flags()] == [("6D", None)]
     assert tr.table.score().lake_cards == [0, 8]
+
+
+def _same_misread_on_a_pile(kinds: tuple[str, ...]) -> list[tuple]:
+    """Seat 0 plays its nertz AS, then its 2S, to a pile; the pile then reads 7S in every
+    frame, its alternatives 2S (the card that fits) and a little likelier 3S (the card that
+    would fit next), while seat 1 draws a JD over the 3S on its waste. The moves, with
+    :attr:`Tracker.SAME_READ_KINDS` set to ``kinds``."""
+    tr = Tracker(HouseRules(), 2)
+    tr.SAME_READ_KINDS = kinds
+    alts = {("lake:0", "7S"): (("2S", 0.25), ("3S", 0.3))}
+    waste = {"seat1:waste": ["3S"]}
+    frames = [_table({0: "AS", 1: "5D"}, waste)] * 3 + \
+        [_table({0: "2S", 1: "5D"}, {"lake:0": ["AS"], **waste})] * 4 + \
+        [_table({0: "9H", 1: "5D"}, {"lake:0": ["7S"], "seat1:waste": ["JD"]})] * 12
+    events = []
+    for n, places in enumerate(frames):
+        events += tr.update(_obs_alts(n, places, alts))
+    return _moves(events)
+
+
+def test_an_unchanged_misread_on_a_pile_stays_the_card_it_was_taken_for():
+    """The 7S read is taken for the 2S that fits, and stays the 2S: the same read, in
+    plain view since before the pile settled, is the same card, not seat 1's 3S that fits
+    on the 2S (a phantom move)."""
+    played = [(0, "AS", "seat0:nertz", "lake:0"), (0, "2S", "seat0:nertz", "lake:0")]
+    assert _same_misread_on_a_pile(("lake",)) == played
+    assert _same_misread_on_a_pile(()) == [*played, (1, "3S", "seat1:waste", "lake:0")]
