@@ -143,6 +143,8 @@ class TableModel:
         #: frames judged still by the marker patches, camera-watch checks, marker looks
         self.looks = {"still": 0, "watch": 0, "markers": 0}
         self.camera = "ok"
+        #: :meth:`card_px`'s last answer: (the plane, the seats' rows, the size)
+        self._card_px: tuple[PlaneMap, tuple[Any, ...], float] | None = None
         self.calibrated_at: float | None = None
         self.learned: set[int] = {s.index for s in profile.seats if s.places}
         for s in profile.seats:
@@ -878,6 +880,10 @@ class TableModel:
         detector's card boxes measure there); None before the table is calibrated."""
         if self.plane is None or not self.seats:
             return None
+        key = tuple((s.places.get("nertz"), s.angle_deg) for s in self.seats)
+        if self._card_px is not None and self._card_px[0] is self.plane and \
+                self._card_px[1] == key:
+            return self._card_px[2]  # (asked at every frame: the same plane and rows)
         w, h = CARD_W_MM / 2, CARD_H_MM / 2
         sides = []
         for s in self.seats:
@@ -885,7 +891,8 @@ class TableModel:
             corners = s.to_table(centre + np.array([[-w, -h], [w, -h], [w, h], [-w, h]]))
             px = self.plane.to_px(corners)
             sides.append(float(max(np.ptp(px[:, 0]), np.ptp(px[:, 1]))))
-        return float(np.median(sides))
+        self._card_px = (self.plane, key, float(np.median(sides)))
+        return self._card_px[2]
 
     def _spot_box(self, mm: tuple[float, float]) -> tuple[float, float, float, float]:
         assert self.plane is not None
