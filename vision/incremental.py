@@ -170,6 +170,9 @@ class ChangeGatedDetector:
         self._scales: list[float] = []
         self._expected: float | None = None
         self._rescale_due = False
+        #: faces found by the last full-frame look at the scale judged from the frame
+        self._judged_faces: int | None = None
+        self._refuted = False  # a look at the expected scale found fewer faces
         self._last_full: float = -np.inf
         #: reads to confirm: (due ms, reads left, frame-pixel boxes; None: the whole frame)
         self._confirm: list[tuple[float, int, list[list[float]] | None]] = []
@@ -271,7 +274,12 @@ class ChangeGatedDetector:
         way to it. A frame's own judgement can fail: a 720p camera over a gingham cloth, the
         cards 47 px long, was shrunk 12× after the cloth's squares were taken for card backs
         and no card was found all round (``--seed 12`` rounds 1 and 7). When the scale in use
-        is that far off, the next frame is looked at whole again at the expected scale."""
+        is that far off, the next frame is looked at whole again at the expected scale;
+        should that look find no more faces than the last look at the judged scale, the
+        expected size is wrong (markers printed at another size than the profile says) and
+        is no longer heeded, until the view changes."""
+        if self._refuted:
+            scale = None
         self._expected = scale
         if scale is not None and self._scale is not None and not self._agrees(self._scale):
             self._rescale_due = True
@@ -385,6 +393,7 @@ class ChangeGatedDetector:
         if fixed is None and hasattr(det, "estimate_scale"):
             if why in self.RESCALE_ON:
                 self._scales = []  # another view: its scale is looked for afresh
+                self._refuted, self._judged_faces = False, None
             # the camera's zoom does not change from frame to frame: the median of the
             # scales found at each full-frame detection since (one frame's estimate can be
             # far off: a hand, a pale table taken for a card at a small level)
@@ -394,9 +403,19 @@ class ChangeGatedDetector:
             mid = ranked[(len(ranked) - 1) // 2:len(ranked) // 2 + 1]
             # (of two middle ones, the one nearer the scale in use: no flip-flop)
             scale = min(mid, key=lambda v: abs(v - (self._scale or v)))
+            judged = scale
             if self._expected is not None and not self._agrees(scale):
                 scale = self._expected
         new = det(image, scale=scale) if scale is not None else det(image)
+        faces = int(np.count_nonzero(np.asarray(new.code) != "back")) if len(new) else 0
+        if fixed is None and hasattr(det, "estimate_scale"):
+            if scale == judged:
+                self._judged_faces = faces
+            elif why == "rescaled" and self._judged_faces and faces <= self._judged_faces:
+                # (the judged scale found as many: it stays; none found by either, as on
+                # a table before the deal, decides nothing)
+                self._refuted, self._expected = True, None
+                scale = judged  # (this frame's cards kept; the judged scale from now on)
         self.stats.detect_s += time.perf_counter() - t0
         self.stats.full += 1
         self.stats.full_reasons[why] = self.stats.full_reasons.get(why, 0) + 1

@@ -396,6 +396,25 @@ def test_a_misjudged_scale_gives_way_to_the_expected_one(tmp_path, detector):
     assert counting.used[-1] == 1.2
 
 
+def test_an_expected_scale_that_finds_fewer_cards_is_given_up(tmp_path, detector):
+    """The frame's own scale is right and the calibration's 3× too small (markers printed
+    at another size): the look at the expected scale finds no more faces than the look at
+    the judged one, so the judged scale stays, and the expectation is no longer heeded."""
+    frames, _hands = scene(tmp_path)
+    counting = _ScaleLog(detector, [1.0])
+    gate = ChangeGatedDetector(counting, full_every_ms=600, confirms=1)
+    gate(frames[0], 0.0)
+    gate.expect_scale(0.33)
+    gate(frames[1], 100.0)
+    assert gate.stats.full_reasons.get("rescaled") == 1 and counting.used[-1] == 0.33
+    for i, img in enumerate(frames[2:], start=2):
+        gate.expect_scale(0.33)
+        gate(img, i * 100.0)
+    assert gate.stats.full_reasons.get("rescaled") == 1
+    assert set(counting.used[2:]) == {1.0}
+    assert "KS" in _at(gate.detections, 420 + 22, 150 + 32)
+
+
 def test_a_focused_gate_reads_fewer_cards_and_sees_the_same(tmp_path):
     """The gate asks the detector to read only the cards its changed boxes keep
     (``focus``): with a card lying just beside the changed spot (inside the region grown
