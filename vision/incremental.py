@@ -172,7 +172,7 @@ class ChangeGatedDetector:
         self._rescale_due = False
         #: faces found by the last full-frame look at the scale judged from the frame
         self._judged_faces: int | None = None
-        self._refuted = False  # a look at the expected scale found fewer faces
+        self._refuted = False  # a look at the expected scale found no more faces
         self._last_full: float = -np.inf
         #: reads to confirm: (due ms, reads left, frame-pixel boxes; None: the whole frame)
         self._confirm: list[tuple[float, int, list[list[float]] | None]] = []
@@ -390,6 +390,7 @@ class ChangeGatedDetector:
         t0 = time.perf_counter()
         fixed = getattr(det, "scale", None)
         scale = fixed
+        judged: float | None = None  # the scale judged from the frame, where it is judged
         if fixed is None and hasattr(det, "estimate_scale"):
             if why in self.RESCALE_ON:
                 self._scales = []  # another view: its scale is looked for afresh
@@ -407,8 +408,8 @@ class ChangeGatedDetector:
             if self._expected is not None and not self._agrees(scale):
                 scale = self._expected
         new = det(image, scale=scale) if scale is not None else det(image)
-        faces = int(np.count_nonzero(np.asarray(new.code) != "back")) if len(new) else 0
-        if fixed is None and hasattr(det, "estimate_scale"):
+        if judged is not None:
+            faces = int(np.count_nonzero(np.asarray(new.code) != "back")) if len(new) else 0
             if scale == judged:
                 self._judged_faces = faces
             elif why == "rescaled" and self._judged_faces and faces <= self._judged_faces:
