@@ -6084,3 +6084,38 @@ def test_an_unchanged_misread_on_a_pile_stays_the_card_it_was_taken_for():
     played = [(0, "AS", "seat0:nertz", "lake:0"), (0, "2S", "seat0:nertz", "lake:0")]
     assert _same_misread_on_a_pile(("lake",)) == played
     assert _same_misread_on_a_pile(()) == [*played, (1, "3S", "seat1:waste", "lake:0")]
+
+
+def _same_misread_on_a_nertz_top(kinds: tuple[str, ...]) -> Tracker:
+    """Seat 0 plays its nertz AS; its next nertz card, a 6S, reads 9C in every frame (the
+    9C lies on its river), first with the 6S as the reader's likeliest other read, then
+    with a hidden 2H above it; the 6S is laid on the seat's 7H and a 4C shows on the pile.
+    The finished tracker, with :attr:`Tracker.SAME_READ_KINDS` set to ``kinds``."""
+    tr = Tracker(HouseRules(), 2)
+    tr.SAME_READ_KINDS = kinds
+    nertz, lake = "seat0:nertz", {"lake:0": ["AS"]}
+    steps = [(_table({0: "AS", 1: "5D"}), (), 5),
+             (_table({0: "9C", 1: "5D"}, lake), (("6S", 0.3), ("2H", 0.25)), 8),
+             (_table({0: "9C", 1: "5D"}, lake), (("2H", 0.4), ("6S", 0.1)), 60),
+             (_table({0: "4C", 1: "5D"}, {**lake, "seat0:river3": ["7H", "6S"]}), (), 10)]
+    n = 0
+    for places, alternatives, frames in steps:
+        for _ in range(frames):
+            tr.update(_obs_alts(n, places, {(nertz, "9C"): alternatives}))
+            n += 1
+    tr.finish()
+    return tr
+
+
+def test_an_unchanged_misread_nertz_top_stays_the_card_it_was_taken_for():
+    """The 9C read is taken for the hidden 6S and stays the 6S when the reader comes to
+    rank the hidden 2H higher: once the 6S leaves, the 2H is not counted gone too."""
+    played = [(0, "AS", "seat0:nertz", "lake:0"), (0, "6S", "seat0:nertz", "seat0:river3")]
+    tr = _same_misread_on_a_nertz_top(("lake", "nertz"))
+    assert _moves(tr.log()) == played
+    assert not [e for e in tr.log() if e["type"] == "unseen"]
+    assert tr.table.score().nertz_left == [11, 13]
+    off = _same_misread_on_a_nertz_top(("lake",))
+    assert _moves(off.log()) == played
+    assert [(e["seat"], e["card"]) for e in off.log() if e["type"] == "unseen"] == [(0, "2H")]
+    assert off.table.score().nertz_left == [10, 13]
