@@ -730,7 +730,8 @@ class Tracker:
                 covered = True  # (a squared pile shows one face: another card lies over it)
             if view is not None and view.cards:
                 st.box = _union([c.box for c in view.cards])
-                st.spot = _spot(st.spot, view.cards[-1].box)
+                if not self.SPOT_IN_PLAIN_VIEW or view.covered <= self.cover_limit:
+                    st.spot = _spot(st.spot, view.cards[-1].box)
             if not covered and st.box is not None and any(
                     _overlap(st.box, b) > self.cover_limit for b in movers):
                 covered = True  # a card in flight or a hand over the place's last cards
@@ -6368,6 +6369,12 @@ class Tracker:
     #: the index alone gives a box a tenth of the card's (`--seed 4` round 2: seat 1's pile
     #: under seat 2's waste, its index read now and then, was taken for emptied and called)
     NERTZ_SPOT = True
+    #: the spot follows the top card only in views without a hand over it: a card lifted
+    #: off the pile in a hand is larger and elsewhere (``--seed 11`` round 1: the box of
+    #: seat 2's JS in the hand that took it was 1.5 times the card's and reached over the
+    #: next column, whose card then kept the emptied pile from ever being seen empty, and
+    #: the seat's true call was judged false). False: every view
+    SPOT_IN_PLAIN_VIEW = True
 
     def _under_other_cards(self, name: str, box: Any, obs: Observation) -> bool:
         """Is ``name``'s spot (its cards' last box) under a card of another place?"""

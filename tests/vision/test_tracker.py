@@ -1154,6 +1154,46 @@ def _index_only_then_hidden(spot: bool) -> tuple[Tracker, dict]:
     return tr, tr.finish()[-1]
 
 
+def _pile_lifted_by_a_hand_then_empty(plain_only: bool) -> Tracker:
+    """Seat 1's 5D nertz pile is seen whole beside seat 0's waste card (a fifth of the
+    spot under it), then in a hand: a box larger than the card, reaching over the waste
+    card; then the spot shows empty, and seat 1 calls."""
+    tr = Tracker(HouseRules(), 2)
+    tr.SPOT_IN_PLAIN_VIEW = plain_only
+    x, y, _x2, _y2 = _spot("seat1:nertz")
+    beside = (x + 0.8, y, x + 1.8, y + 1.0)  # seat 0's waste: 0.2 of the spot under it
+    in_hand = (x - 0.1, y - 0.2, x + 1.5, y + 1.2)
+    n = 0
+    for k in range(24):
+        places = _table({0: "AS", 1: "5D"}, {"seat0:waste": ["9H"]})
+        views = {p: PlaceView(p, [SeenCard(c, _spot(p)) for c in codes])
+                 for p, codes in places.items()}
+        views["seat0:waste"].cards = [SeenCard("9H", beside)]
+        if 4 <= k < 7:
+            views["seat1:nertz"] = PlaceView("seat1:nertz", [SeenCard("5D", in_hand)], 0.6)
+        elif k >= 7:
+            views["seat1:nertz"].cards = []
+        tr.update(Observation(n, n * 100.0, views))
+        n += 1
+        if k == 14:
+            tr.call(1, k * 100.0)
+    tr.finish()
+    return tr
+
+
+def test_a_nertz_pile_emptied_by_a_hand_is_seen_empty_beside_another_card():
+    """The card's box in the hand is not the pile's spot: the spot, clear of the waste
+    card, shows empty, so the call is true (the cards the tracker counted left unseen)."""
+    tr = _pile_lifted_by_a_hand_then_empty(True)
+    call = next(e for e in tr.log() if e["type"] == "call")
+    assert call["valid"] and call["seat"] == 1
+    assert not [f for f in tr.flags() if f["rule"] == "false_call"]
+    assert tr.nertz_counts() == [13, 0]
+    tr = _pile_lifted_by_a_hand_then_empty(False)  # (the hand's box kept as the spot)
+    assert [(f["seat"], f["rule"]) for f in tr.flags()] == [(1, "false_call")]
+    assert tr.nertz_counts() == [13, 13]
+
+
 def test_a_nertz_pile_read_by_its_index_alone_is_hidden_by_the_card_over_its_spot():
     # its last box is the index's, clear of the waste card: the pile's spot is the box it
     # showed whole, under that card, so the pile is not seen empty and the call is false
