@@ -862,10 +862,11 @@ class Tracker:
 
     def _same_read_same_top(self, kind: str, st: _PlaceState, own: str | None,
                             resolved: str) -> bool:
-        """See :attr:`SAME_READ_KINDS` (``resolved``: the read as the table makes it)."""
+        """See :attr:`SAME_READ_KINDS` (``resolved``: the read as the table makes it;
+        ``own``: the reader's read, already recorded in ``st.read``)."""
         read, commit_t = st.commit_read
         return kind in self.SAME_READ_KINDS and bool(st.stable) and own is not None and \
-            own != resolved and own == read == st.read[0] and \
+            own != resolved and own == read and \
             st.stable[-1] != resolved and st.read[1] is not None and \
             st.read[1] <= commit_t and st.covered_t < commit_t  # type: ignore[index]
 
