@@ -2474,6 +2474,8 @@ class Tracker:
                         not self._missing_under_misplaced(action):
                     self._unseen_base_under_run(action)
             earliest = int(st.before_seen_t) + 1 if 0 <= st.before_seen_t < t else None
+            if earliest is None and kind == "lake" and not exp and isinstance(action, Move):
+                earliest = self._new_pile_earliest(st.box, t)
             if self._commit(action, t, at_frame, frames=frames, evidence=evidence,
                             earliest=earliest):
                 if kind == "lake" and dest not in self.lake_map:
@@ -6270,6 +6272,30 @@ class Tracker:
     #: read without it 80 ms before; first read 320 ms after, it was flagged
     #: ``round_over``). False: off
     LANDED_BEFORE_CALL = True
+
+    #: a card that starts a new lake pile has no earlier view of its place to time it by:
+    #: it may have landed as soon as an arm first covered the spot, in the run of frames
+    #: under an arm that ended at most :attr:`NEW_PILE_UNREAD_MS` before the card first
+    #: showed (the reader misses a card just laid for a frame or two after the hand goes).
+    #: `--seed 9` round 2: seat 0's last nertz card AC, laid 410 ms after seat 2's call
+    #: under a hand over the spot from 320 ms after it, first read 820 ms after it, was
+    #: flagged ``round_over`` and the seat counted 2 nertz cards left. None: off
+    NEW_PILE_UNREAD_MS: float | None = 600.0
+
+    def _new_pile_earliest(self, box: Any, t: float) -> int | None:
+        """The earliest time a card first seen at ``t`` on a new lake pile at ``box`` may
+        have landed (see :attr:`NEW_PILE_UNREAD_MS`); None: not known."""
+        if self.NEW_PILE_UNREAD_MS is None or box is None:
+            return None
+        under = {ft for ft, b, _s in self._arm_log
+                 if ft < t and _overlap(box, b) > self.cover_limit}
+        frames = [ft for ft in self._frame_log if ft < t]
+        if not under or max(under) < t - self.NEW_PILE_UNREAD_MS or max(under) not in frames:
+            return None
+        i = frames.index(max(under))
+        while i > 0 and frames[i - 1] in under:
+            i -= 1
+        return int(frames[i - 1]) + 1 if i > 0 else None  # (a run older than the log: unknown)
 
     def _maybe_before(self, rec: _Record, t: float) -> bool:
         """May ``rec``'s move have landed by a call at ``t`` (its grace included)?"""

@@ -1996,6 +1996,61 @@ def test_a_card_that_may_have_landed_under_a_hand_by_the_call_counts():
         assert tr.log()[-1]["lake_cards"] == [13, 1]
 
 
+def _ace_on_a_new_pile_under_an_arm(rule: float | None, arm_from: int) -> Tracker:
+    """Seat 0 plays its spades, Ace to King, and calls; seat 1's AD starts a new lake pile,
+    first read 450 ms after the call, under seat 1's arm over the spot from frame
+    ``arm_from`` after the call's frame for three frames; the reader misses the card for a
+    frame after the arm goes."""
+    spades = ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "QS", "KS"]
+    river0 = {"seat0:river0": ["KH"]}
+    frames = [_table({0: "AS", 1: "AD"}, river0)]
+    for i, card in enumerate(spades):
+        places = _table({0: spades[i + 1] if i + 1 < 13 else "AS", 1: "AD"},
+                        {**river0, "lake:0": [card]})
+        if i + 1 == 13:
+            del places["seat0:nertz"]  # the pile is empty
+        frames.append(places)
+    tr = Tracker(HouseRules(), 2)
+    tr.NEW_PILE_UNREAD_MS = rule
+    _feed(tr, frames, repeat=4)
+    n = int(tr.frame) + 3
+    call_t = n * 100.0 - 50.0
+    first = n + 4  # (call_t + 450)
+    last = dict(frames[-1])
+    for k in range(-2, 30):
+        places = dict(last)
+        if n + k >= first:
+            places.update({"seat1:nertz": ["9H"], "lake:1": ["AD"]})
+        obs = _obs(n + k, places)
+        if arm_from <= k < arm_from + 3:
+            obs.hands, obs.hand_seats = [BOX], [1]
+            obs.places["seat1:nertz"] = PlaceView("seat1:nertz", [], 0.9)
+        if obs.t_ms >= call_t and not tr._pending_calls and \
+                not any(e["type"] == "call" for e in tr.log()):
+            tr.call(0, call_t)
+        tr.update(obs)
+    tr.finish()
+    return tr
+
+
+def test_a_card_starting_a_pile_under_an_arm_by_the_call_counts():
+    # the AD first showed 450 ms after seat 0's call on a new pile: the arm that laid it
+    # was over the spot from 50 ms before the call, so it may have landed in time and
+    # counts, timed at the call (NEW_PILE_UNREAD_MS); without the rule, or with the arm
+    # reaching the spot only after the call, it is flagged round_over
+    tr = _ace_on_a_new_pile_under_an_arm(rule=600.0, arm_from=0)
+    call = next(e for e in tr.log() if e["type"] == "call")
+    move = next(e for e in tr.log() if e["type"] == "move" and e["card"] == "AD")
+    assert move["t_ms"] == call["t_ms"] and call["valid"]
+    assert not tr.flags()
+    assert tr.log()[-1]["lake_cards"] == [13, 1]
+    for rule, arm_from in ((None, 0), (600.0, 1)):
+        tr = _ace_on_a_new_pile_under_an_arm(rule=rule, arm_from=arm_from)
+        assert [(f["seat"], f["rule"], f["card"]) for f in tr.flags()] == [
+            (1, "round_over", "AD")]
+        assert tr.log()[-1]["lake_cards"] == [13, 0]
+
+
 def _card_shown_just_after_a_call(slack: float, after_ms: float) -> Tracker:
     """Seat 0 plays its spades, Ace to King, and calls; seat 1's 2D shows on its AD pile
     from ``after_ms`` after the call on (the pile read without it until then: a card laid
