@@ -185,6 +185,8 @@ class Tracker:
         self._frame_log: list[float] = []  # the times of the frames the arm log covers
         self._pass: list[Action] = []  # what the current reconcile committed
         self.last_stock_t: dict[int, float] = {}
+        #: seat -> the engine's waste top and since when (a frame's time) it has been
+        self._waste_top: dict[int, tuple[str | None, float]] = {}
         self.last_recycle_t: dict[int, float] = {}
         self.nertz_tops: set[tuple[int, str]] = set()
         self.nertz_first: dict[tuple[int, str], float] = {}  # first shown as a nertz top
@@ -233,6 +235,7 @@ class Tracker:
         if changed or any(self._dirty(p) for p in self.states):
             self._reconcile()
         self._apply_calls(self.t_ms - self.call_delay_ms)
+        self._note_waste_tops()
         return self.events[start:]
 
     def call(self, seat: int, t_ms: float) -> list[dict[str, Any]]:
@@ -2846,6 +2849,30 @@ class Tracker:
             return None
         return prev, st.settled.get(prev, prev_t)  # (timed as any arrival: first shown)
 
+    #: a waste card the engine holds on top only since more than this long after the camera
+    #: last showed it there (the engine's guess of the cards under a played waste top, from
+    #: its model of the stock) is not taken for one laid unseen on an identical lake top
+    #: (`--seed 12` round 8: seat 2's 6D, last seen on its waste 5.8 s before and drawn
+    #: over, was put under seat 3's nertz 6D on the lake, which was flagged 6D on 6D and
+    #: did not count); None: off
+    WASTE_TOP_SINCE_MS: float | None = 1000.0
+
+    def _waste_top_since(self, seat: int) -> float:
+        """Since when the engine has held its present waste top for ``seat``."""
+        table = self.table
+        assert table is not None
+        waste = table.layouts[seat].waste
+        top, since = self._waste_top.get(seat, (None, -1.0))
+        return since if top == (waste[-1].code if waste else None) else self.t_ms
+
+    def _note_waste_tops(self) -> None:
+        """Record each seat's engine waste top that changed (see :meth:`_waste_top_since`)."""
+        assert self.table is not None
+        for seat in range(self.seats):
+            waste = self.table.layouts[seat].waste
+            self._waste_top[seat] = (waste[-1].code if waste else None,
+                                     self._waste_top_since(seat))
+
     def _hidden_stacks(self, final: bool, urgent: set[tuple[str, str]] | None = None
                        ) -> bool:
         """A card gone from its layout that turns up nowhere, while a lake pile shows the
@@ -2914,6 +2941,9 @@ class Tracker:
                 last = self.seen_last.get((seat, code))
                 if last is not None and last[0] != place and last[1] > left:
                     continue  # it shows elsewhere in the layout
+                if self.WASTE_TOP_SINCE_MS is not None and place.endswith(":waste") and \
+                        self._waste_top_since(seat) > left + self.WASTE_TOP_SINCE_MS:
+                    continue  # the engine's waste top again only since: a guess, not seen
                 piles = tops[code]
                 armed = [p for p in piles if seat in self._arms_over(
                     self.states[p].box, left - 200, float("inf"))]

@@ -2051,6 +2051,47 @@ def test_a_card_starting_a_pile_under_an_arm_by_the_call_counts():
         assert tr.log()[-1]["lake_cards"] == [13, 0]
 
 
+def _waste_card_guessed_back_on_top(rule: float | None) -> tuple[Tracker, list[dict]]:
+    """Seat 1's waste shows 2D, then a draw over it (4C, 8S, JH); seat 0 plays AD and 2D
+    onto one pile. 1.5 s later the engine holds seat 1's 2D on top of the waste again
+    (as its model of the stock guesses the cards under a played waste top) while the
+    camera still shows the JH there."""
+    tr = Tracker(HouseRules(), 2)
+    tr.WASTE_TOP_SINCE_MS = rule
+    drawn = {"seat1:waste": ["4C", "8S", "JH"]}
+    steps = [(_table({0: "AD", 1: "5D"}), 4),
+             (_table({0: "AD", 1: "5D"}, {"seat1:waste": ["9H", "KS", "2D"]}), 6),
+             (_table({0: "2D", 1: "5D"}, {"seat1:waste": ["9H", "KS", "2D"],
+                                          "lake:0": ["AD"]}), 6),
+             (_table({0: "2D", 1: "5D"}, {**drawn, "lake:0": ["AD"]}), 6),
+             (_table({0: "9C", 1: "5D"}, {**drawn, "lake:0": ["2D"]}), 15),
+             (None, 0),
+             (_table({0: "9C", 1: "5D"}, {**drawn, "lake:0": ["2D"]}), 40)]
+    events, n = [], 0
+    for places, repeat in steps:
+        if places is None:
+            del tr.table.layouts[1].waste[-3:]  # (the engine's guess: 2D on top)
+            continue
+        for _ in range(repeat):
+            events += tr.update(_obs(n, places))
+            n += 1
+    events += tr.finish()
+    return tr, events
+
+
+def test_a_waste_card_the_engine_guesses_on_top_again_is_not_found_under_its_twin():
+    # the 2D was last seen on the waste before the draw covered it: the engine holding it
+    # on top again is a guess, so it is not taken for a card laid unseen under seat 0's
+    # identical 2D on the lake (WASTE_TOP_SINCE_MS); without the rule it is, and flagged
+    tr, events = _waste_card_guessed_back_on_top(1000.0)
+    assert _moves(events) == [(0, "AD", "seat0:nertz", "lake:0"),
+                              (0, "2D", "seat0:nertz", "lake:0")]
+    assert not tr.flags()
+    tr, events = _waste_card_guessed_back_on_top(None)
+    assert (1, "2D", "seat1:waste", "lake:0") in _moves(events)
+    assert [(f["seat"], f["card"]) for f in tr.flags()] == [(1, "2D")]
+
+
 def _card_shown_just_after_a_call(slack: float, after_ms: float) -> Tracker:
     """Seat 0 plays its spades, Ace to King, and calls; seat 1's 2D shows on its AD pile
     from ``after_ms`` after the call on (the pile read without it until then: a card laid
