@@ -2357,6 +2357,9 @@ class Tracker:
             if kind == "lake" and not final and self._armed_source_hidden(
                     best, ranked, code, landed, pool, lost, st, waited):
                 continue
+            if kind == "lake" and not final and self._waste_under_hand(
+                    best, code, landed, pool, lost, st, waited):
+                continue
             if score == 1:
                 # (every seat's card still shows at its place: none of them landed)
                 if twin_ok and self._twin_arrival(dest, code, landed, st):
@@ -2616,6 +2619,41 @@ class Tracker:
     #: hand (its departure not seen yet; real path, 12 rounds: MAE 1.45 -> 1.40, round 19
     #: 4.0 -> 3.33); None: off
     ARMED_HIDDEN_WAIT_MS: float | None = 2000.0
+
+    #: a lake card about to be credited to a source never seen holding it (a guess among a
+    #: seat's hidden cards) waits, up to this long after it landed, while another seat's
+    #: waste that showed the card before it landed has been under a hand since (its
+    #: departure not seen yet: the waste still settled with it on top; the engine may hold
+    #: it in the stock, the waste or low in the nertz pile). `--seed 10` round
+    #: 2: seat 2's AD, seen on its waste 0.4 s before it landed on a new pile, the waste
+    #: under seat 2's hand for 3 s after, went to a hidden AD of seat 3 a frame before
+    #: the waste showed it gone; None: off
+    WASTE_UNDER_HAND_MS: float | None = 5000.0
+
+    def _waste_under_hand(self, best: tuple[str, int, int, bool], code: str, landed: float,
+                          pool: list[tuple[str, int, int, bool]],
+                          lost: list[tuple[str, int, int, bool]], dest: _PlaceState,
+                          waited: float) -> bool:
+        """See :attr:`WASTE_UNDER_HAND_MS`: whether to wait before choosing ``best``."""
+        if self.WASTE_UNDER_HAND_MS is None or waited >= self.WASTE_UNDER_HAND_MS or \
+                self._rank_of(best, code, landed, pool, lost, dest)[0]:
+            return False
+        table = self.table
+        assert table is not None
+        for seat in range(self.seats):
+            wname = f"seat{seat}:waste"
+            seen = self.seen_at.get((wname, code))
+            wst = self.states.get(wname)
+            where = table.where(code, seat)
+            if seat == best[2] or seen is None or wst is None or not wst.stable or \
+                    (seat, code) in self.named or where is None or \
+                    where.kind not in ("waste", "stock", "nertz") or \
+                    where.kind == "nertz" and table.layouts[seat].nertz[-1].code == code or \
+                    not landed - self.pool_window_ms <= seen <= landed:
+                continue
+            if wst.stable[-1] == code and wst.covered_t > seen:
+                return True  # (not seen since: its leaving shows once the hand goes)
+        return False
 
     def _armed_source_hidden(self, best: tuple[str, int, int, bool],
                              ranked: list[tuple[str, int, int, bool]], code: str,

@@ -2092,6 +2092,45 @@ def test_a_waste_card_the_engine_guesses_on_top_again_is_not_found_under_its_twi
     assert [(f["seat"], f["card"]) for f in tr.flags()] == [(1, "2D")]
 
 
+def _feed_waste_under_a_hand(tr: Tracker, covered: int, after: int) -> None:
+    """Seat 1's waste shows 9C KS AD, then lies under a hand (its view empty) for
+    ``covered`` frames while an AD lands on a new lake pile, then shows 9C KS for
+    ``after`` frames."""
+    places = _table({0: "5C", 1: "5H"}, {"seat1:waste": ["9C", "KS", "AD"]})
+    landed = {**places, "lake:0": ["AD"]}
+    left = {**landed, "seat1:waste": ["9C", "KS"]}
+    n = 0
+    for frame_places, repeat in ((_table({0: "5C", 1: "5H"}), 4), (places, 6),
+                                 (landed, covered), (left, after)):
+        for _ in range(repeat):
+            obs = _obs(n, frame_places)
+            if frame_places is landed:
+                obs.places["seat1:waste"] = PlaceView("seat1:waste", [], 0.9)
+            tr.update(obs)
+            n += 1
+
+
+def test_a_guessed_source_waits_while_a_waste_that_showed_the_card_is_under_a_hand():
+    # a source never seen holding the AD (a guess among seat 0's hidden cards) is not
+    # chosen while seat 1's waste, which showed the AD before it landed, has been under a
+    # hand since (WASTE_UNDER_HAND_MS); it may be once the waste shows again, once the
+    # card has waited that long, or with the rule off
+    tr = Tracker(HouseRules(), 2)
+    _feed_waste_under_a_hand(tr, covered=20, after=0)
+    st, guess = tr.states["lake:0"], ("seat0:waste", 1, 0, False)
+    assert not any(e["type"] == "move" for e in tr.log())  # (the landing still waits)
+    assert tr._waste_under_hand(guess, "AD", st.stable_t, [guess], [], st, 2400.0)
+    assert not tr._waste_under_hand(guess, "AD", st.stable_t, [guess], [], st, 5000.0)
+    seen = ("seat1:waste", 1, 1, False)  # (the waste itself is no guess)
+    assert not tr._waste_under_hand(seen, "AD", st.stable_t, [], [], st, 2400.0)
+    tr.WASTE_UNDER_HAND_MS = None
+    assert not tr._waste_under_hand(guess, "AD", st.stable_t, [guess], [], st, 2400.0)
+    tr = Tracker(HouseRules(), 2)
+    _feed_waste_under_a_hand(tr, covered=20, after=4)
+    assert not tr._waste_under_hand(guess, "AD", tr.states["lake:0"].stable_t, [guess], [],
+                                    tr.states["lake:0"], 2400.0)
+
+
 def _card_shown_just_after_a_call(slack: float, after_ms: float) -> Tracker:
     """Seat 0 plays its spades, Ace to King, and calls; seat 1's 2D shows on its AD pile
     from ``after_ms`` after the call on (the pile read without it until then: a card laid
