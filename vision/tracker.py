@@ -1554,6 +1554,13 @@ class Tracker:
     TWIN_DEALT_DEPARTURE = True
     #: how close to the landing the dealt twin must have been seen last on its column
     TWIN_DEPARTURE_MS = 2000.0
+    #: ... also a dealt card of X's rank in another suit that the reader had as its
+    #: alternative of the landing card (one the pile's cards agree with), and of two such
+    #: columns the one the reader named (`--seed 10` round 8: seat 2's dealt AD, read AC,
+    #: started a pile read AD with AC next, as seat 3's dealt AH left for another pile,
+    #: unsettled under the 2H laid on it; the AD went to seat 3's AH taken for its twin,
+    #: and two Aces later went to the wrong seats); False: off
+    DEALT_ALT_SAME_RANK = True
     #: ... and likewise, even for a landing the pile's cards do not agree with (a
     #: misplacement), for a dealt card of X's suit or X's twin that the reader had as its
     #: alternative of the landing card (held-out round 1: seat 2's dealt 7H, read 2H there,
@@ -1583,20 +1590,29 @@ class Tracker:
                 name = f"seat{seat}:river{i}"
                 dealt = col[0] if len(col) == 1 else None
                 if dealt is None or not (dealt == twin and (fits or dealt in alts) or
-                                         dealt in alts and dealt[-1] == code[-1] and
+                                         dealt in alts and (
+                                             dealt[-1] == code[-1] or
+                                             self.DEALT_ALT_SAME_RANK and fits and
+                                             dealt[:-1] == code[:-1]) and
                                          (seat, dealt) not in self.named):
                     continue
                 seen = self.seen_at.get((name, dealt))
+                if seen is None and self.DEALT_ALT_SAME_RANK and dealt in alts:
+                    seen = self.seen_at.get((name, code))  # (the column read as the card)
                 if [c.code for c in table.pile(name)] != [dealt] or \
                         self._last_touched(name) > 0 or seen is None or \
                         not landed - self.TWIN_DEPARTURE_MS <= seen <= landed + 300 or \
                         self._departed(name, dealt) != 3 or \
                         self._hidden_in_deal(seat, code) is None:
                     continue
-                found.append((seat, i, name, seen))
+                found.append((seat, i, name, seen, dealt))
+        if len(found) > 1 and self.DEALT_ALT_SAME_RANK:
+            # (the one the reader named as the landing card's other read)
+            named = [f for f in found if f[4] in alts]
+            found = named if len(named) == 1 else found
         if len(found) != 1:
             return False
-        seat, i, name, seen = found[0]
+        seat, i, name, seen, _dealt = found[0]
         if not self._deal_to_column(seat, i, code):
             return False
         self.seen_at[(name, code)] = seen  # (the card seen there, read as its twin)
@@ -5073,6 +5089,14 @@ class Tracker:
     #: pile); None: off
     KNOWN_NERTZ_LOOK: float | None = 15.0
 
+    #: a nertz pile seen empty (its top not turned yet) when a card of the seat that no
+    #: place was seen losing landed, and whose next top showed only after the landing, is
+    #: that card's source: it was turned and played unseen before that top (`--seed 10`
+    #: round 8: seat 1's 6H, played under a hand 2 s after its pile showed empty and 0.35 s
+    #: before the 10D under it showed, was taken for a card drawn and played unseen from
+    #: the waste, and the seat counted a nertz card too many); False: off
+    BLIND_BEFORE_REVEAL = True
+
     def _waste_candidates(self, code: str, dest: str, spots: list[tuple[str, int, int, bool]],
                           t: float) -> list[tuple[str, int, int, bool]]:
         """Wastes that showed ``code`` lately (and show it no more) while the engine holds it
@@ -5123,6 +5147,15 @@ class Tracker:
                     where.kind in ("stock", "waste", "nertz") and \
                     not any(s[0] == nname for s in spots):
                 out.append((nname, 1, seat, False))
+            elif self.BLIND_BEFORE_REVEAL and seen is None and nst is not None and nertz and \
+                    nertz[-1].code != code and (seat, nertz[-1].code) in self.nertz_tops and \
+                    (seat, nertz[-1].code) not in self.named and \
+                    nst.empty_t <= t < nst.refilled_t and \
+                    self.nertz_first.get((seat, nertz[-1].code), float("inf")) > t and \
+                    (seat, code) not in self.known and self.seen_at.get((wname, code)) is None \
+                    and where is not None and where.kind in ("stock", "waste", "nertz") and \
+                    not any(s[0] == nname for s in spots):
+                out.append((nname, 1, seat, False))  # (lifted above that top when taken)
             elif (self._skipped_nertz_card(seat, code, t)
                   or self._under_a_departed_nertz_top(seat, code, t)
                   or self._settled_over_nertz_top(seat, code, t)) and \

@@ -2131,6 +2131,88 @@ def test_a_guessed_source_waits_while_a_waste_that_showed_the_card_is_under_a_ha
                                     tr.states["lake:0"], 2400.0)
 
 
+def _dealt_ace_read_in_another_suit(on: bool) -> Tracker:
+    """Seat 0's dealt AD is read AC at the deal, then AD; seat 1's dealt AH (the AD's
+    twin) leaves its column with it; the AD starts a pile, read AD with AC next, and the
+    AH starts another 1.5 s later."""
+    tr = Tracker(HouseRules(), 2)
+    tr.DEALT_ALT_SAME_RANK = on
+    alts = {("lake:0", "AD"): (("AC", 0.2),)}
+    cols = {"seat0:river3": ["AC"], "seat1:river3": ["AH"]}
+    gone = {"seat0:river3": [], "seat1:river3": [], "lake:0": ["AD"]}
+    steps = [(_table({0: "5C", 1: "5S"}, cols), 10, {}),
+             (_table({0: "5C", 1: "5S"}, {**cols, "seat0:river3": ["AD"]}), 10, {}),
+             (_table({0: "5C", 1: "5S"}, gone), 15, alts),
+             (_table({0: "5C", 1: "5S"}, {**gone, "lake:1": ["AH"]}), 30, alts)]
+    _feed_made(tr, steps, _obs_alts)
+    tr.finish()
+    return tr
+
+
+def test_a_dealt_card_read_in_another_suit_the_reader_named_is_the_landing_card():
+    # the pile's AD, read AC next, is seat 0's dealt card read AC at the deal (and AD
+    # since), not seat 1's dealt AH taken for its twin (DEALT_ALT_SAME_RANK): the deal is
+    # corrected, and the AH starts its own pile
+    tr = _dealt_ace_read_in_another_suit(True)
+    assert _moves(tr.log()) == [(0, "AD", "seat0:river3", "lake:0"),
+                                (1, "AH", "seat1:river3", "lake:1")]
+    deal = next(e for e in tr.log() if e["type"] == "deal" and e["seat"] == 0)
+    assert deal["river"][3] == ["AD"]
+    assert tr.table.score().lake_cards == [1, 1]
+    tr = _dealt_ace_read_in_another_suit(False)
+    assert _moves(tr.log()) == [(1, "AD", "seat1:river3", "lake:0")]
+    assert tr.table.score().lake_cards == [0, 1]
+
+
+def _nertz_card_played_before_the_next_shows(on: bool) -> Tracker:
+    """Seat 0 builds the hearts to 5H from its nertz pile. Seat 1 plays its nertz JH to
+    its QC column; its pile shows no card for 2 s; then, under seat 1's arm (the pile
+    under a hand as well), a 6H lands on the 5H and the pile shows 10D 0.3 s later; the
+    lake pile is uncovered only after the 10D has settled. Seat 1's waste shows 8S KD."""
+    tr = Tracker(HouseRules(), 2)
+    tr.BLIND_BEFORE_REVEAL = on
+    hearts = ["AH", "2H", "3H", "4H", "5H"]
+    waste = {"seat1:waste": ["8S", "KD"]}
+    steps = [(_table({0: "AH", 1: "JH"}, waste), 4, 0)]
+    for i, card in enumerate(hearts):
+        steps.append((_table({0: hearts[i + 1] if i + 1 < 5 else "9S", 1: "JH"},
+                             {**waste, "lake:0": [card]}), 4, 0))
+    blind = _table({0: "9S", 1: "JH"}, {**waste, "lake:0": ["5H"],
+                                        "seat1:river1": ["QC", "JH"]})
+    del blind["seat1:nertz"]
+    landed = {**blind, "lake:0": ["6H"]}
+    shown = {**landed, "seat1:nertz": ["10D"]}
+    steps += [(blind, 20, 1), (blind, 3, 2), (landed, 3, 2), (shown, 8, 3), (shown, 30, 0)]
+    n = 0
+    for places, repeat, mode in steps:
+        for _ in range(repeat):
+            obs = _obs(n, places)
+            if mode == 1:
+                _show_empty(obs, "seat1:nertz")
+            if mode == 2:  # (seat 1's arm over its pile and the lake)
+                obs.places["seat1:nertz"] = PlaceView("seat1:nertz", [], 0.9)
+                obs.hands, obs.hand_seats = [BOX], [1]
+            if mode in (2, 3):
+                obs.places["lake:0"].covered = 0.6
+            tr.update(obs)
+            n += 1
+    tr.finish()
+    return tr
+
+
+def test_a_card_landing_while_its_nertz_pile_showed_no_top_came_off_that_pile():
+    # the 6H landed while seat 1's pile showed no card, and the 10D under it showed only
+    # after: it was turned and played unseen from the nertz pile (BLIND_BEFORE_REVEAL),
+    # so the pile holds 11 cards; without the rule it is taken from the waste
+    tr = _nertz_card_played_before_the_next_shows(True)
+    assert _moves(tr.log())[5:] == [(1, "JH", "seat1:nertz", "seat1:river1"),
+                                    (1, "6H", "seat1:nertz", "lake:0")]
+    assert tr.nertz_counts() == [8, 11]
+    tr = _nertz_card_played_before_the_next_shows(False)
+    assert (1, "6H", "seat1:waste", "lake:0") in _moves(tr.log())
+    assert tr.nertz_counts() == [8, 12]
+
+
 def _card_shown_just_after_a_call(slack: float, after_ms: float) -> Tracker:
     """Seat 0 plays its spades, Ace to King, and calls; seat 1's 2D shows on its AD pile
     from ``after_ms`` after the call on (the pile read without it until then: a card laid
