@@ -6380,7 +6380,7 @@ class Tracker:
     #: showed (the reader misses a card just laid for a frame or two after the hand goes).
     #: `--seed 9` round 2: seat 0's last nertz card AC, laid 410 ms after seat 2's call
     #: under a hand over the spot from 320 ms after it, first read 820 ms after it, was
-    #: flagged ``round_over`` and the seat counted 2 nertz cards left. None: off
+    #: flagged ``round_over`` and did not count. None: off
     NEW_PILE_UNREAD_MS: float | None = 600.0
 
     def _new_pile_earliest(self, box: Any, t: float) -> int | None:
