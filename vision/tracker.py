@@ -3861,6 +3861,13 @@ class Tracker:
     #: so seat 2's AS, read rightly on the next pile, was taken for its AC; every club and
     #: spade laid on the two piles after was flagged `foundation_suit`)
     TWIN_ACE_SWAP_READ = True
+    #: ... and a lone Ace read in another suit, the landing card's suit among its reads,
+    #: with cards of that suit flagged on it building in order from the 3 up to the landing
+    #: card: the Ace is renamed (the run's cards then lack only the 2, which
+    #: :meth:`_missing_under_misplaced` then finds) (`--seed 12` round 7: seat 2's AD read
+    #: AS, AD 0.34 its next read, the 2D on it missed; the 3D to the 10D laid on it were
+    #: each flagged "on a S pile")
+    ACE_UNDER_GAPPED_RUN = True
 
     def _recode_twin_pile(self, move: Move) -> bool:
         """A card seen leaving its place lands one rank above lake pile ``move.dst`` whose
@@ -3888,6 +3895,15 @@ class Tracker:
         confirmed = self.TWIN_PILE_CONFIRMED and len(pls) > 1 and pls[0].counts and \
             all(not pl.counts and pl.card.suit == card.suit and pl.card.rank == k + 1
                 for k, pl in enumerate(pls) if k)
+        # (a lone Ace with a run of the landing card's suit flagged on it from the 3 up:
+        # see ACE_UNDER_GAPPED_RUN)
+        gapped = self.ACE_UNDER_GAPPED_RUN and not confirmed and len(pls) > 1 and \
+            pls[0].counts and pls[0].card.rank == 1 and card.suit is not None and \
+            pls[0].card.suit not in (None, card.suit) and card.rank == len(pls) + 2 and \
+            all(not pl.counts and pl.card.suit == card.suit and pl.card.rank == k + 2
+                for k, pl in enumerate(pls) if k)
+        if gapped:
+            confirmed, read_suit = True, pls[0].card.suit
         if read_suit is None or not pls or pls[0].card.rank != 1 or \
                 pls[-1].card.rank + 1 != card.rank or \
                 pls[0].card.suit != read_suit or not confirmed and \
@@ -3912,6 +3928,8 @@ class Tracker:
             owner = self._owner(action)
             read_so = new in [a for a, _p in records[i].evidence.get("reads", ())] or \
                 self.TWIN_ACE_SWAP_READ and new in records[i].evidence.get("seen", ())
+            if gapped and new not in [a for a, _p in records[i].evidence.get("reads", ())]:
+                return False  # (the Ace's own reads must name the run's suit)
             alternatives += read_so
             if self._kind(action.src) not in ("waste", "nertz") and \
                     not self._dealt_source(i) or \
@@ -3963,9 +3981,13 @@ class Tracker:
         saved = self._saved_deal()
         for seat, code, i, k in reorder:
             self._leave_nertz_earlier(seat, code, records[i + 1:k])
+        if gapped:  # (the run's cards, flagged for their suit, are flagged for the gap now)
+            before = [[*f, *(replace(x, rule="foundation_rank") for x in f
+                             if x.rule == "foundation_suit")] if k in idx else f
+                      for k, f in enumerate(before)]
         records = [r for k, r in enumerate(records) if k not in drop]
         before = [f for k, f in enumerate(before) if k not in drop]
-        if self._rename_hidden(swaps, records, before, move):
+        if self._rename_hidden(swaps, records, before, None if gapped else move):
             return True
         self._deal_lists = saved
         return False

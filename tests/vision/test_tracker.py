@@ -6376,3 +6376,36 @@ def test_an_unchanged_misread_nertz_top_stays_the_card_it_was_taken_for():
     assert _moves(off.log()) == played
     assert [(e["seat"], e["card"]) for e in off.log() if e["type"] == "unseen"] == [(0, "2H")]
     assert off.table.score().nertz_left == [10, 13]
+
+
+def _ace_under_a_gapped_run(on: bool, next_read: bool) -> Tracker:
+    """Seat 0's waste AD, read AC (AD the reader's next read when ``next_read``), starts a
+    pile; a 2D goes there unseen; seat 0's waste 3D, then its 4D, land on the pile."""
+    tr = Tracker(HouseRules(), 2)
+    tr.ACE_UNDER_GAPPED_RUN = on
+    alts = {("lake:0", "AC"): (("AD", 0.3),),
+            ("seat0:waste", "AC"): (("AD", 0.3),)} if next_read else {}
+    frames = [_table({0: "JH", 1: "5D"}, {"seat0:waste": ["9S", "AC"]})] * 10 + \
+        [_table({0: "JH", 1: "5D"}, {"seat0:waste": ["9S"], "lake:0": ["AC"]})] * 20 + \
+        [_table({0: "JH", 1: "5D"}, {"seat0:waste": ["9S", "3D"], "lake:0": ["AC"]})] * 10 + \
+        [_table({0: "JH", 1: "5D"}, {"seat0:waste": ["9S"], "lake:0": ["3D"]})] * 20 + \
+        [_table({0: "JH", 1: "5D"}, {"seat0:waste": ["9S", "4D"], "lake:0": ["3D"]})] * 10 + \
+        [_table({0: "JH", 1: "5D"}, {"seat0:waste": ["9S"], "lake:0": ["4D"]})] * 30
+    return _finished_with_alts(tr, frames, alts)
+
+
+def test_a_lone_ace_read_in_another_colour_under_a_run_with_a_gap_is_renamed():
+    # the "AC" (AD its next read) with a 3D and a 4D laid on it is the AD, and the 2D
+    # between went there unseen: the whole pile counts, nothing is flagged
+    tr = _ace_under_a_gapped_run(True, True)
+    assert _pile(tr) == [(0, "AD", True), (_pile(tr)[1][0], "2D", True), (0, "3D", True),
+                         (0, "4D", True)]
+    assert not tr.flags()
+    assert [m[1] for m in _moves(tr.log()) if m[0] == 0] == ["AD", "3D", "4D"]
+    # an Ace with no diamond among its reads, or without the rule: the 3D and 4D are
+    # flagged on the club pile and count for nobody
+    for on, next_read in ((True, False), (False, True)):
+        tr = _ace_under_a_gapped_run(on, next_read)
+        assert _pile(tr) == [(0, "AC", True), (0, "3D", False), (0, "4D", False)]
+        assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_suit", "3D"),
+                                                               ("foundation_suit", "4D")]
