@@ -5618,6 +5618,11 @@ class Tracker:
             start, after = f.next_rank, f.top.card.code
         else:  # a pile started (or left empty by a take-back) with a non-Ace: the Ace and
             start, after = 1, "an empty pile"  # the rest may be under it, unseen
+        # (a pile started: all its cards under the landing one found, or none: see
+        # WHOLE_RUN_UNDER_START)
+        whole = self.WHOLE_RUN_UNDER_START and start == 1 and card.rank > 2 and not at_deal
+        undo = (len(self.records), [r.flags for r in self.records], self._saved_deal(),
+                set(self.known), set(self.named)) if whole else None
         for rank in range(start, card.rank):
             missing = Card(rank, card.suit).code
             spots = [s for s in self._free_spots(missing, f"lake:{j}")
@@ -5657,12 +5662,15 @@ class Tracker:
                 spots = self._hidden_card(seat, missing, busy=evidence.get("from"))
                 why += f" ({missing} unseen: one of seat{spots[0][2]}'s hidden cards)" \
                     if spots else ""
-            if not spots:
+            if not spots or table.is_legal(Move(spots[0][2], missing, spots[0][0],
+                                                f"lake:{j}")) is not True:
+                if undo is not None and len(self.records) > undo[0] and \
+                        self._rewrite_history(self.records[:undo[0]], undo[1][:undo[0]]):
+                    self._deal_lists, self.known, self.named = undo[2], undo[3], undo[4]
+                    evidence.pop("inferred_before", None)
                 return
             src, _n, owner, _r = spots[0]
             move = Move(owner, missing, src, f"lake:{j}")
-            if table.is_legal(move) is not True:
-                return
             why_ev: dict[str, Any] = {"why": why, "from": src}
             if self.ORPHAN_VIA_COLUMN:
                 move = replace(move, src=self._via_column(owner, missing, src,
@@ -5674,6 +5682,13 @@ class Tracker:
     #: whether a card missing between a pile's top and a card seen landing on it may be
     #: one seen lately on a nertz top or waste and gone, that the engine holds hidden
     INFER_SEEN_GONE = True
+    #: a card seen starting a pile (no Ace, no 2) has the cards under it inferred only when
+    #: all of them are found: a high card on an empty spot is likelier misplaced (on an Ace
+    #: it covered at once) than laid on a run of cards all missed, and a part of that run
+    #: taken from the seats steals cards from the piles they went to (`--seed 8` round 3:
+    #: seat 1's 9S, misplaced on seat 0's unseen AD, had seat 0's AS and seat 3's 2S laid
+    #: under it, and the diamonds then built on the AD were each flagged on a spade pile)
+    WHOLE_RUN_UNDER_START = True
     def _shown_on_pile(self, j: int, code: str) -> bool:
         """Whether lake pile ``j``'s place showed ``code`` (glimpsed, or settled) since the
         engine's top card landed there, or had it among the reader's alternatives of a card

@@ -3119,12 +3119,13 @@ def test_a_nertz_card_whose_pile_shows_its_next_card_is_as_good_as_gone():
         assert tr._departed("seat0:nertz", "6H") == 3
 
 
-def _ace_inferred_under_a_taken_back_card(on: bool) -> Tracker:
+def _ace_inferred_under_a_taken_back_card(on: bool, whole: bool = False) -> Tracker:
     """Seat 1's AD leaves its waste as seat 0's 3D starts a pile (so the AD is inferred
-    under it); the AD shows on a pile of its own; seat 0 takes the 3D back, and the first
-    pile shows empty."""
+    under it, unless ``whole``: see WHOLE_RUN_UNDER_START, no 2D being found); the AD
+    shows on a pile of its own; seat 0 takes the 3D back, and the first pile shows empty."""
     tr = Tracker(HouseRules(), 2)
     tr.DROP_INFERRED_UNDER_TAKEN_BACK = on
+    tr.WHOLE_RUN_UNDER_START = whole
     shown, gone = {"seat1:waste": ["KS", "9S", "AD"]}, {"seat1:waste": ["KS", "9S"]}
     n = _feed_views(tr, [_table({0: "3D", 1: "5C"})])
     for places in (_table({0: "3D", 1: "5C"}, shown),
@@ -3149,6 +3150,11 @@ def test_a_card_inferred_under_one_taken_back_from_a_pile_then_seen_empty_was_no
     tr = _ace_inferred_under_a_taken_back_card(False)
     assert [[(pl.seat, pl.card.code) for pl in f.placements] for f in tr.table.lake] == [
         [(1, "AD")]]
+    # with WHOLE_RUN_UNDER_START the AD is never laid under the 3D (no 2D found): right
+    # without the rule that takes it out again
+    tr = _ace_inferred_under_a_taken_back_card(False, whole=True)
+    assert [[(pl.seat, pl.card.code) for pl in f.placements] for f in tr.table.lake] == [
+        [], [(1, "AD")]]
 
 
 def _lost_ace(on: bool, own_pile: bool = False) -> Tracker:
@@ -6409,3 +6415,26 @@ def test_a_lone_ace_read_in_another_colour_under_a_run_with_a_gap_is_renamed():
         assert _pile(tr) == [(0, "AC", True), (0, "3D", False), (0, "4D", False)]
         assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_suit", "3D"),
                                                                ("foundation_suit", "4D")]
+
+
+def _high_card_starting_a_pile(on: bool) -> Tracker:
+    """Seat 0's nertz AC leaves unseen; then its dealt 9C shows alone on a new pile."""
+    tr = Tracker(HouseRules(), 2)
+    tr.WHOLE_RUN_UNDER_START = on
+    frames = [_table({0: "AC", 1: "5D"})] * 5 + [_table({0: "JH", 1: "5D"})] * 10 + \
+        [_table({0: "JH", 1: "5D"}, {"seat0:river2": [], "lake:0": ["9C"]})] * 20
+    _feed(tr, frames)
+    tr.finish()
+    return tr
+
+
+def test_a_high_card_starting_a_pile_gets_no_part_of_a_run_under_it():
+    # the 9C cannot start a pile: misplaced (on an Ace it covered at once), or laid on
+    # eight cards all missed; only the AC of those is found, so none is laid under it
+    tr = _high_card_starting_a_pile(True)
+    assert _pile(tr) == [(0, "9C", False)]
+    assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_needs_ace", "9C")]
+    # without the rule the AC is laid under it and the 9C is flagged on it all the same
+    tr = _high_card_starting_a_pile(False)
+    assert _pile(tr) == [(0, "AC", True), (0, "9C", False)]
+    assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_rank", "9C")]
