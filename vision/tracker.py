@@ -4088,6 +4088,9 @@ class Tracker:
             return False
         if twin is None or j is None:
             return False
+        if self.READ_FITS_KEEPS_PILE and self._fits_pile(code, j) and \
+                not self._fits_pile(twin, j) and not self._pile_read_in(j, twin[-1]):
+            return False  # (the read builds on the pile; its twin would rename the pile)
         free = self._free_spots(twin, dest)
         pool = self._waste_candidates(twin, dest, free, landed)
         spots = []
@@ -4115,6 +4118,34 @@ class Tracker:
             return False
         self.lake_map.setdefault(dest, j)
         return True
+
+    #: a card read on a pile where it builds, that no seat was seen losing, is not taken
+    #: for its twin leaving a seat when the twin would need the pile renamed to its suit
+    #: and none of the pile's cards was read with that suit as a next read of at least
+    #: :attr:`PILE_ALT_MIN`: the read itself fits the pile (`--seed 9` round 8: the heart
+    #: pile, read AH to 5H, was renamed to diamonds when seat 2's 6H, read 6H, landed
+    #: before its column showed it gone and was taken for seat 3's 6D; the 6H to 10H were
+    #: each flagged "on a D pile")
+    READ_FITS_KEEPS_PILE = True
+    PILE_ALT_MIN = 0.1
+
+    def _pile_read_in(self, j: int, suit: str) -> bool:
+        """Whether a card of lake pile ``j`` was read with a card of ``suit`` as a next
+        read of at least :attr:`PILE_ALT_MIN`."""
+        return any(a[-1] == suit and p >= self.PILE_ALT_MIN
+                   for r in self.records if isinstance(r.action, Move)
+                   and r.action.dst == f"lake:{j}" for a, p in r.evidence.get("reads", ()))
+
+    def _fits_pile(self, code: str, j: int) -> bool:
+        """Whether ``code`` builds legally on lake pile ``j`` (starts it, if new)."""
+        table = self.table
+        if table is None or code not in ALL_CODES:
+            return False
+        card = Card.parse(code)
+        if j >= len(table.lake) or table.lake[j].top is None:
+            return card.rank == 1
+        f = table.lake[j]
+        return f.suit == card.suit and card.rank == f.next_rank
 
     #: :meth:`_recode_twin_pile` needs the twin suit among the reader's alternatives of
     #: one of the pile's cards, not of each (real path, round 1: the spade pile read AC

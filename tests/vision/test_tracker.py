@@ -6438,3 +6438,43 @@ def test_a_high_card_starting_a_pile_gets_no_part_of_a_run_under_it():
     tr = _high_card_starting_a_pile(False)
     assert _pile(tr) == [(0, "AC", True), (0, "9C", False)]
     assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_rank", "9C")]
+
+
+def _read_fits_but_twin_left(on: bool, alternative: float) -> Tracker:
+    """Seat 0's nertz AS (AC its next read at ``alternative``) starts a pile; seat 1's
+    waste 2C goes (drawn back) as the pile reads 2S, seat 0's waste 2S under a hand then."""
+    tr = Tracker(HouseRules(), 2)
+    tr.READ_FITS_KEEPS_PILE = on
+    alts = {("lake:0", "AS"): (("AC", alternative),)}
+    steps = [({"seat0:waste": ["9S", "2S"]}, 4, False, "AS"),
+             ({"lake:0": ["AS"], "seat0:waste": ["9S", "2S"], "seat1:waste": ["JH", "2C"]},
+              8, False, "9H"),
+             ({"lake:0": ["2S"], "seat0:waste": ["9S", "2S"], "seat1:waste": ["JH"]}, 6,
+              True, "9H"),
+             ({"lake:0": ["2S"], "seat0:waste": ["9S"], "seat1:waste": ["JH"]}, 30, False,
+              "9H")]
+    n = 0
+    for extra, frames, covered, nertz in steps:
+        for _ in range(frames):
+            obs = _obs_alts(n, _table({0: nertz, 1: "5D"}, extra), alts)
+            if covered:
+                obs.places["seat0:waste"].covered = 0.9
+            tr.update(obs)
+            n += 1
+    tr.finish()
+    return tr
+
+
+def test_a_read_that_builds_on_its_pile_is_not_taken_for_its_twin_renaming_the_pile():
+    # the 2S read on the AS pile, no seat seen losing a 2S yet, is not seat 1's 2C (its
+    # twin) with the pile renamed clubs: no pile card was read with clubs as a likely
+    # next read (the AS's AC at 0.02)
+    tr = _read_fits_but_twin_left(True, 0.02)
+    assert _pile(tr)[0] == (0, "AS", True)
+    assert not any(m[1] == "2C" for m in _moves(tr.log())) and not tr.flags()
+    # without the rule, or with AC a likely next read of the Ace (0.3), the pile is
+    # renamed clubs, seat 1 is credited a 2C, and seat 0's 2S is flagged on it
+    for on, alternative in ((False, 0.02), (True, 0.3)):
+        tr = _read_fits_but_twin_left(on, alternative)
+        assert _pile(tr) == [(0, "AC", True), (1, "2C", True), (0, "2S", False)]
+        assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_suit", "2S")]
