@@ -3926,9 +3926,10 @@ class Tracker:
             if new == old:
                 continue  # (a card of the pile's true suit, flagged on its misread Ace)
             owner = self._owner(action)
-            read_so = new in [a for a, _p in records[i].evidence.get("reads", ())] or \
+            in_reads = new in [a for a, _p in records[i].evidence.get("reads", ())]
+            read_so = in_reads or \
                 self.TWIN_ACE_SWAP_READ and new in records[i].evidence.get("seen", ())
-            if gapped and new not in [a for a, _p in records[i].evidence.get("reads", ())]:
+            if gapped and not in_reads:
                 return False  # (the Ace's own reads must name the run's suit)
             alternatives += read_so
             if self._kind(action.src) not in ("waste", "nertz") and \
@@ -5652,8 +5653,9 @@ class Tracker:
         # (a pile started: all its cards under the landing one found, or none: see
         # WHOLE_RUN_UNDER_START)
         whole = self.WHOLE_RUN_UNDER_START and start == 1 and card.rank > 2 and not at_deal
-        undo = (len(self.records), [r.flags for r in self.records], self._saved_deal(),
-                set(self.known), set(self.named)) if whole else None
+        if whole:  # (what to restore when the run under it is not found whole)
+            n0, flags0 = len(self.records), [r.flags for r in self.records]
+            deal0, known0, named0 = self._saved_deal(), set(self.known), set(self.named)
         for rank in range(start, card.rank):
             missing = Card(rank, card.suit).code
             spots = [s for s in self._free_spots(missing, f"lake:{j}")
@@ -5695,9 +5697,9 @@ class Tracker:
                     if spots else ""
             if not spots or table.is_legal(Move(spots[0][2], missing, spots[0][0],
                                                 f"lake:{j}")) is not True:
-                if undo is not None and len(self.records) > undo[0] and \
-                        self._rewrite_history(self.records[:undo[0]], undo[1][:undo[0]]):
-                    self._deal_lists, self.known, self.named = undo[2], undo[3], undo[4]
+                if whole and len(self.records) > n0 and \
+                        self._rewrite_history(self.records[:n0], flags0):
+                    self._deal_lists, self.known, self.named = deal0, known0, named0
                     evidence.pop("inferred_before", None)
                 return
             src, _n, owner, _r = spots[0]
@@ -5720,6 +5722,7 @@ class Tracker:
     #: seat 1's 9S, misplaced on seat 0's unseen AD, had seat 0's AS and seat 3's 2S laid
     #: under it, and the diamonds then built on the AD were each flagged on a spade pile)
     WHOLE_RUN_UNDER_START = True
+
     def _shown_on_pile(self, j: int, code: str) -> bool:
         """Whether lake pile ``j``'s place showed ``code`` (glimpsed, or settled) since the
         engine's top card landed there, or had it among the reader's alternatives of a card
