@@ -5822,6 +5822,8 @@ def _nertz_card_glimpsed_in_flight(window: float | None) -> Tracker:
     arm = [((0.0, 0.0, 50.0, 14.0), 0)]
     tr = Tracker(HouseRules(), 2)
     tr.IN_FLIGHT_GLIMPSE_MS = window
+    # (the pile read 8H only under the arm: with both rules off, that read stays a sighting)
+    tr.SEEN_UNDER_HAND_LEFT = window is not None
     landed = {"seat0:river2": ["9C", "8H"]}
     _play_boxed(tr, [(_table({0: "8H", 1: "5D"}), 4, []),
                      (_table({0: "8H", 1: "5D"}), 1, arm),
@@ -6440,11 +6442,13 @@ def test_a_high_card_starting_a_pile_gets_no_part_of_a_run_under_it():
     assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_rank", "9C")]
 
 
-def _read_fits_but_twin_left(on: bool, alternative: float) -> Tracker:
+def _read_fits_but_twin_left(on: bool, alternative: float,
+                             under_hand_left: bool = True) -> Tracker:
     """Seat 0's nertz AS (AC its next read at ``alternative``) starts a pile; seat 1's
     waste 2C goes (drawn back) as the pile reads 2S, seat 0's waste 2S under a hand then."""
     tr = Tracker(HouseRules(), 2)
     tr.READ_FITS_KEEPS_PILE = on
+    tr.SEEN_UNDER_HAND_LEFT = under_hand_left
     alts = {("lake:0", "AS"): (("AC", alternative),)}
     steps = [({"seat0:waste": ["9S", "2S"]}, 4, False, "AS"),
              ({"lake:0": ["AS"], "seat0:waste": ["9S", "2S"], "seat1:waste": ["JH", "2C"]},
@@ -6469,12 +6473,26 @@ def test_a_read_that_builds_on_its_pile_is_not_taken_for_its_twin_renaming_the_p
     # the 2S read on the AS pile, no seat seen losing a 2S yet, is not seat 1's 2C (its
     # twin) with the pile renamed clubs: no pile card was read with clubs as a likely
     # next read (the AS's AC at 0.02)
-    tr = _read_fits_but_twin_left(True, 0.02)
+    tr = _read_fits_but_twin_left(True, 0.02, False)
     assert _pile(tr)[0] == (0, "AS", True)
     assert not any(m[1] == "2C" for m in _moves(tr.log())) and not tr.flags()
     # without the rule, or with AC a likely next read of the Ace (0.3), the pile is
-    # renamed clubs, seat 1 is credited a 2C, and seat 0's 2S is flagged on it
+    # renamed clubs, seat 1 is credited a 2C, and seat 0's 2S is flagged on it (with
+    # SEEN_UNDER_HAND_LEFT off: the 2S read on its waste under the hand counts as seen
+    # there after it landed, so it waits for a twin)
     for on, alternative in ((False, 0.02), (True, 0.3)):
-        tr = _read_fits_but_twin_left(on, alternative)
+        tr = _read_fits_but_twin_left(on, alternative, False)
         assert _pile(tr) == [(0, "AC", True), (1, "2C", True), (0, "2S", False)]
         assert [(f["rule"], f["card"]) for f in tr.flags()] == [("foundation_suit", "2S")]
+
+
+def test_a_card_read_at_its_place_only_under_a_hand_after_it_landed_left_for_it():
+    # seat 0's waste read its 2S under the hand that laid it on the spade pile, then
+    # showed it gone: the read under the hand is no sighting, the 2S is seat 0's
+    for on, alternative in ((True, 0.02), (False, 0.02), (True, 0.3)):
+        tr = _read_fits_but_twin_left(on, alternative)
+        assert _pile(tr) == [(0, "AS", True), (0, "2S", True)]
+        assert not tr.flags() and not any(m[1] == "2C" for m in _moves(tr.log()))
+    # without the rule the 2S is never credited (or, renamed, flagged)
+    tr = _read_fits_but_twin_left(True, 0.02, False)
+    assert _pile(tr) == [(0, "AS", True)]
