@@ -5358,14 +5358,15 @@ class Tracker:
             self.nertz_tops.add((seat, code))
         return ok
 
-    def _bring_to_waste_top(self, seat: int, code: str) -> bool:
+    def _bring_to_waste_top(self, seat: int, code: str, t: float | None = None) -> bool:
         """Make ``code`` the engine's waste top of ``seat`` (a draw first when the engine's
-        waste is empty), exchanging hidden, never-moved cards."""
+        waste is empty, at ``t``, by default now), exchanging hidden, never-moved cards."""
         table = self.table
         assert table is not None
+        t = self.t_ms if t is None else t
         layout = table.layouts[seat]
         if not layout.waste:
-            if not layout.stock or not self._commit(Draw(seat), self.t_ms, self.frame,
+            if not layout.stock or not self._commit(Draw(seat), t, self.frame,
                                                     inferred=True):
                 return False
         top = layout.waste[-1].code
@@ -5373,7 +5374,7 @@ class Tracker:
             # a card seen on the waste lies there: ``code`` was drawn onto it, unseen
             pooled = any(lst[i].code == code for lst, i in self._pool(seat))
             if not layout.stock or not pooled or (seat, code) in self.named or \
-                    not self._commit(Draw(seat), self.t_ms, self.frame, inferred=True):
+                    not self._commit(Draw(seat), t, self.frame, inferred=True):
                 return False
             top = layout.waste[-1].code
             if (seat, top) in self.named:
@@ -5567,6 +5568,15 @@ class Tracker:
     #: just before, with one seat's arm over it: that seat drew the Ace and played it
     #: unseen, and it lies under (see :meth:`_glimpsed_ace_under`)
     GLIMPSED_ACE_UNDER = True
+    #: ... also a 2 starting the pile where the glimpse was read as another card with the
+    #: 2's Ace among the reader's next reads (`--seed 12` round 1: seat 2's AH, drawn and
+    #: laid under its hand, read JH (AH 0.03); the 2H on it was flagged "cannot start a
+    #: pile", and the heart pile's 4H to 9H after it); False: an Ace read only
+    GLIMPSED_ACE_ALTERNATIVE = True
+    #: ... and of two seats whose arms were over the pile then, the one whose arm was
+    #: there before the glimpse's frame (the other's came with it: `--seed 12` round 1,
+    #: seat 0's arm laying a 10C on seat 2's AH); False: no seat then
+    GLIMPSED_ACE_ARM_BEFORE = True
 
     def _glimpsed_ace_under(self, j: int, code: str, t: int, dest: str, st: _PlaceState,
                             evidence: dict[str, Any]) -> bool:
@@ -5579,6 +5589,14 @@ class Tracker:
         assert table is not None
         aces = {c: g for c, g in (*st.glimpsed.items(), *st.first.items())
                 if c != code and g <= t and c in ALL_CODES and Card.parse(c).rank == 1}
+        if not aces and self.GLIMPSED_ACE_ALTERNATIVE and code in ALL_CODES and \
+                Card.parse(code).rank == 2:
+            # (the glimpse read as another card, the pile's Ace among its next reads)
+            want = Card(1, Card.parse(code).suit).code
+            times = [g for c, g in (*st.glimpsed.items(), *st.first.items())
+                     if c != code and g <= t
+                     and want in [a for a, _p in self.reads.get((dest, c), ())]]
+            aces = {want: times[-1]} if times else {}
         if len(aces) != 1:
             return False
         (ace, glimpse), = aces.items()
@@ -5591,7 +5609,11 @@ class Tracker:
                 and (k, ace) not in self.known))
             if hidden and (k, ace) not in self.named:
                 seats.append(k)
-        if len(seats) != 1 or not self._bring_to_waste_top(seats[0], ace):
+        if len(seats) > 1 and self.GLIMPSED_ACE_ARM_BEFORE:
+            # (an arm that first came over the pile with the glimpse found the Ace there)
+            before = self._arms_over(st.box, glimpse - 500, glimpse, least=self.GRAB_COVER)
+            seats = [k for k in seats if k in before]
+        if len(seats) != 1 or not self._bring_to_waste_top(seats[0], ace, t):
             return False
         k = seats[0]
         if self._commit(Move(k, ace, f"seat{k}:waste", f"lake:{min(j, len(table.lake))}"), t,

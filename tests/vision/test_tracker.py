@@ -2944,6 +2944,44 @@ def test_an_ace_glimpsed_on_a_new_pile_under_one_seats_arm_lies_under_its_first_
     assert [f["rule"] for f in tr.flags()] == ["foundation_needs_ace"]
 
 
+def _ace_glimpsed_as_another_card(alternative: bool, arm_before: bool) -> Tracker:
+    """Seat 1's arm comes over an empty spot of the lake; the spot shows, for one frame,
+    a card read JC (AC its next read), as seat 0's arm comes over it too; then seat 1's
+    nertz 2C covers it, for good."""
+    pile = (100.0, 100.0, 120.0, 130.0)
+    tr = Tracker(HouseRules(), 2)
+    tr.GLIMPSED_ACE_ALTERNATIVE = alternative
+    tr.GLIMPSED_ACE_ARM_BEFORE = arm_before
+    nertz = {0: "10C", 1: "2C"}
+    script = [(_table(nertz), 12, []), (_table(nertz), 1, [(pile, 1)]),
+              (_table(nertz, {"lake:0": ["JC"]}), 1, [(pile, 0)]),
+              (_table({0: "10C", 1: "5D"}, {"lake:0": ["2C"]}), 40, [])]
+    n = 0
+    for places, repeat, hands in script:
+        for _ in range(repeat):
+            obs = _boxed(n, places, {"lake:0": pile}, hands)
+            if "lake:0" in obs.places and obs.places["lake:0"].cards[0].code == "JC":
+                obs.places["lake:0"].cards = [SeenCard("JC", pile, alternatives=(
+                    ("AC", 0.03), ("7C", 0.01)))]
+            tr.update(obs)
+            n += 1
+    tr.finish()
+    return tr
+
+
+def test_an_ace_glimpsed_as_another_card_under_one_seats_arm_lies_under_its_two():
+    # the 2C starts the pile where a card read JC, AC its next read, showed as seat 1's
+    # arm left and seat 0's came: seat 1's AC, drawn and played unseen, lies under it
+    # (`--seed 12` round 1's AH)
+    tr = _ace_glimpsed_as_another_card(True, True)
+    assert _pile(tr) == [(1, "AC", True), (1, "2C", True)] and not tr.flags()
+    # without either rule the 2C starts the pile, flagged
+    for alternative, arm_before in ((False, True), (True, False)):
+        tr = _ace_glimpsed_as_another_card(alternative, arm_before)
+        assert _pile(tr) == [(1, "2C", False)]
+        assert [f["rule"] for f in tr.flags()] == ["foundation_needs_ace"]
+
+
 def _tie_with_a_nertz_card_lifted(untie_after: bool) -> Tracker:
     """Seat 1 lifts its nertz 2H (the pile shows its next card face down), seat 0's waste
     2H leaves, one 2H shows on the AH pile (both landed under the hands), then seat 1's
