@@ -2011,6 +2011,11 @@ class Tracker:
     #: the hand left, taken for the 3C still there; the 3C's misplacement on the lake and
     #: its take-back never recorded)
     TWIN_FLICKER_BY_TURNS = True
+    #: ... read by turns since that card settled there, not only before it (`--seed 8`
+    #: round 1: seat 0's nertz 3C, read 3C and 3S by turns, gave way to a KH read KH
+    #: alone; when the KD under it showed, the KH was taken for still there, and its
+    #: misplacement on the lake credited to seat 2's KH); False: any pile's reads by turns
+    TWIN_FLICKER_OWN = True
     #: ... and a nertz top that settled from the reader's twin read (its alternative chosen
     #: by what the table allows), the reader reading that twin since before it settled, is
     #: the same card when the pile's view turns to the twin: the read never changed (tuned
@@ -2031,6 +2036,8 @@ class Tracker:
                 since <= st.settled.get(code, -1.0):
             return True  # (the reader read the twin before the card settled, and since)
         read_t = st.flicker_t if self.TWIN_FLICKER_BY_TURNS else st.twin_read_t
+        if self.TWIN_FLICKER_OWN and read_t < st.settled.get(code, -1.0):
+            return False  # (the reads by turns were of the card before it on the pile)
         return last is not None and read_t >= 0.0 and read_t >= last - self.TWIN_FLICKER_MS
 
     def _departed(self, engine_place: str, code: str) -> int:

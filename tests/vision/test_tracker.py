@@ -6534,3 +6534,38 @@ def test_a_card_read_at_its_place_only_under_a_hand_after_it_landed_left_for_it(
     # without the rule the 2S is never credited (or, renamed, flagged)
     tr = _read_fits_but_twin_left(True, 0.02, False)
     assert _pile(tr) == [(0, "AS", True)]
+
+
+def _nertz_twin_reads_of_the_card_before(own: bool) -> Tracker:
+    """Seat 0's nertz 8H goes to its 9C; the AC under it, read AS (AC next) and AC by
+    turns (its AS lies on a column), goes to the lake; its next card, AH, read AH alone,
+    goes to the lake too, and the AD under it shows."""
+    tr = Tracker(HouseRules(), 2)
+    tr.TWIN_FLICKER_OWN = own
+    alts = {("seat0:nertz", "AS"): (("AC", 0.4),)}
+    laid = {"seat0:river2": ["9C", "8H"]}
+    steps = [({0: "8H"}, {}, 4), ({0: "AC"}, laid, 8), ({0: "AS"}, laid, 2),
+             ({0: "AC"}, laid, 3), ({0: "AH"}, {**laid, "lake:0": ["AC"]}, 8),
+             ({0: "AD"}, {**laid, "lake:0": ["AC"], "lake:1": ["AH"]}, 30)]
+    n = 0
+    for nertz, extra, frames in steps:
+        for _ in range(frames):
+            tr.update(_obs_alts(n, _table({**nertz, 1: "5D"},
+                                          {"seat0:river3": ["AS"], **extra}), alts))
+            n += 1
+    tr.finish()
+    return tr
+
+
+def test_a_nertz_cards_twin_reads_by_turns_do_not_hold_the_card_after_it():
+    # the AC's reads by turns (AS, AC) say nothing of the AH: when the AD shows, the AH
+    # left, and it is seat 0's on the heart pile
+    tr = _nertz_twin_reads_of_the_card_before(True)
+    assert [(m[0], m[1], m[2]) for m in _moves(tr.log())] == [
+        (0, "8H", "seat0:nertz"), (0, "AC", "seat0:nertz"), (0, "AH", "seat0:nertz")]
+    assert tr.nertz_counts() == [10, 13]
+    # without the rule the AH is taken for still there (read as its twin): its landing is
+    # never credited to seat 0's nertz pile
+    tr = _nertz_twin_reads_of_the_card_before(False)
+    assert (0, "AH", "seat0:nertz") not in [(m[0], m[1], m[2]) for m in _moves(tr.log())]
+    assert tr.nertz_counts()[0] == 11
