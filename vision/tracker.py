@@ -194,6 +194,9 @@ class Tracker:
         self.nertz_first: dict[tuple[int, str], float] = {}  # first shown as a nertz top
         #: (place, code) -> the reader's other likely reads of that exposed card
         self.reads: dict[tuple[str, str], tuple[tuple[str, float], ...]] = {}
+        #: (column, code) -> every other read the reader gave that card, exposed or under
+        #: others, seen clear: the likeliest chance of each (see DEALT_MISREAD_BREACH)
+        self.col_reads: dict[tuple[str, str], dict[str, float]] = {}
         #: lake place -> (its card, what it was misread as): see :meth:`_drop_unseen_top`
         self.misreads: dict[str, tuple[str, str]] = {}
         #: lake place -> the last time its top, seen clear, was read as the top's twin
@@ -763,6 +766,12 @@ class Tracker:
                 self.reads[(name, top)] = tuple(
                     (a, p) for a, p in ((view.cards[-1].code, 0.0),
                                         *view.cards[-1].alternatives) if a != top and p > 0)
+            if place.kind == "river" and not covered and view is not None:
+                for c in view.cards:
+                    alts = self.col_reads.setdefault((name, c.code), {})
+                    for a, p in c.alternatives:
+                        if a != c.code and p > alts.get(a, 0.0):
+                            alts[a] = p
             if place.seat is not None:  # where each free card was last seen
                 sure = {c.code for c in view.cards if not c.alternatives or 1.0 - sum(
                     q for _a, q in c.alternatives) >= self.SURE} if view is not None else set()
@@ -1512,9 +1521,17 @@ class Tracker:
     #: cards under misread arrivals without this)
     DEALT_MISREAD_UNDER = True
 
-    def _recode_dealt_under(self, move: Move) -> bool:
-        """See :attr:`DEALT_MISREAD_UNDER`; whether the deal was corrected (``move`` is
-        then legal)."""
+    #: ... also a card laid on it in a fan, the dealt card still showing, where the move
+    #: breaks the column's order but would not on a card the reader named for the dealt
+    #: one at least :attr:`DEALT_BREACH_ALT_P` likely, under other cards or exposed, in
+    #: plain view (`--seed 8` round 0: seat 1's dealt 7H read 3H, 7H its other read under
+    #: the 6S laid on it; the 3H drawn 54 s later never taken, its play credited to seat 0)
+    DEALT_MISREAD_BREACH = True
+    DEALT_BREACH_ALT_P = 0.1
+
+    def _recode_dealt_under(self, move: Move, breach: bool = False) -> bool:
+        """See :attr:`DEALT_MISREAD_UNDER` (with ``breach``: :attr:`DEALT_MISREAD_BREACH`);
+        whether the deal was corrected (``move`` is then legal)."""
         table = self.table
         if not self.DEALT_MISREAD_UNDER or table is None or move.card not in ALL_CODES or \
                 move.n != 1 or not move.dst.startswith(f"seat{move.seat}:river"):
@@ -1528,15 +1545,20 @@ class Tracker:
         card, dealt = Card.parse(move.card), Card.parse(have[0])
         if card.rank >= 13:
             return False
-        for name, code in self.seen_at:
+        seen = self.clear_at if breach else self.seen_at
+        for name, code in seen:
             if name.startswith("lake:") and code == dealt.code:
                 return False  # (a dealt card the lake shows: it went there, unseen)
             if name == move.dst and code not in (dealt.code, move.card):
                 return False  # (the column showed other cards since the deal)
         alts = [a for a, _p in self.reads.get((move.dst, dealt.code), ())]
+        if breach:  # (the dealt card shows: only the reader's other reads of it)
+            alts = [a for a, p in self.col_reads.get((move.dst, dealt.code), {}).items()
+                    if p >= self.DEALT_BREACH_ALT_P]
         options = [Card(card.rank + 1, suit) for suit in "CDHS"]
         options = [c for c in options if c.is_red != card.is_red and c.code != dealt.code and
-                   (c.suit == dealt.suit and abs(c.rank - dealt.rank) == 1 or c.code in alts)
+                   (not breach and c.suit == dealt.suit and abs(c.rank - dealt.rank) == 1
+                    or c.code in alts)
                    and
                    (seat, c.code) not in self.named and (seat, c.code) not in self.known]
         options.sort(key=lambda c: c.suit != dealt.suit)
@@ -2495,6 +2517,14 @@ class Tracker:
             if kind == "river" and under and isinstance(action, Move) and \
                     self._slide_before_fill(action, t, st.stable_frame, evidence):
                 return True
+            if kind == "river" and not under and isinstance(action, Move) and exp and \
+                    not hides_top and self.DEALT_MISREAD_BREACH and \
+                    table.is_legal(action) is not True and \
+                    self._recode_dealt_under(action, breach=True):
+                table = self.table
+                assert table is not None
+                evidence["why"] = (f"the deal misread {exp[-1]}: "
+                                   f"{table.pile(action.dst)[0].code} fits {action.card}")
             if kind == "river" and not under and isinstance(action, Move) and exp and \
                     table.is_legal(action) is not True:
                 self._bridge_column(action, exp[-1], t, evidence)

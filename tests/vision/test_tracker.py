@@ -4922,6 +4922,37 @@ def test_a_card_laid_on_a_dealt_card_it_may_not_lie_on_corrects_the_deal_read():
     assert [c.code for c in tr.table.layouts[0].river[3]] == ["8H"]
 
 
+def _laid_on_a_dealt_card_in_a_fan(on: bool, next_read: float) -> Tracker:
+    """Seat 0's last column is dealt a 7H, read "3H" (7H the reader's next read, at
+    ``next_read``, once the fan shows it under another card); its nertz 6S is laid on it
+    in a fan, the 3H still showing; then the seat draws its 3H onto its waste."""
+    tr = Tracker(HouseRules(), 2)
+    tr.DEALT_MISREAD_BREACH = on
+    alts = {("seat0:river3", "3H"): (("7H", next_read), ("2H", 0.1))}
+    frames = [_table({0: "6S", 1: "5D"}, {"seat0:river3": ["3H"]})] * 10 + \
+        [_table({0: "JH", 1: "5D"}, {"seat0:river3": ["3H", "6S"]})] * 30 + \
+        [_table({0: "JH", 1: "5D"}, {"seat0:river3": ["3H", "6S"], "seat0:waste": ["3H"]})
+         ] * 30
+    return _finished_with_alts(tr, frames, alts)
+
+
+def test_a_card_laid_on_a_dealt_card_it_may_not_lie_on_in_a_fan_corrects_the_deal_read():
+    # the dealt "3H" is the 7H the reader named next: the 6S lies on it by the rules, and
+    # the 3H the waste shows later is the seat's drawn 3H
+    tr = _laid_on_a_dealt_card_in_a_fan(True, 0.25)
+    assert _moves(tr.log()) == [(0, "6S", "seat0:nertz", "seat0:river3")]
+    assert [c.code for c in tr.table.layouts[0].river[3]] == ["7H", "6S"]
+    assert tr.table.layouts[0].waste[-1].code == "3H"
+    assert not [r for r in tr.records if r.flags]
+    # a far next read, or without the rule: the column stays "3H" under a breach, and the
+    # waste's 3H is no draw (the engine has the card on the column)
+    for on, next_read in ((True, 0.05), (False, 0.25)):
+        tr = _laid_on_a_dealt_card_in_a_fan(on, next_read)
+        assert [c.code for c in tr.table.layouts[0].river[3]] == ["3H", "6S"]
+        assert [r.flags[0].rule for r in tr.records if r.flags] == ["river_rank"]
+        assert [c.code for c in tr.table.layouts[0].waste] == []
+
+
 def _ace_read_in_another_colour(on: bool, next_reads: bool) -> Tracker:
     """Seat 0's waste AD, read AC (with the AD, then the AS, as next reads when
     ``next_reads``), starts a pile; then its waste 2D, read sure, lands on it."""
