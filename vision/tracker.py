@@ -1593,6 +1593,18 @@ class Tracker:
     #: sure, started a pile read 7H with 2H next, was flagged and taken back; it went to
     #: nobody, and the column stayed out of step for the round)
     DEALT_READ_ALTERNATIVE = True
+    #: ... but when the landing card does not fit the pile and the dealt card, the
+    #: reader's other read of it, does, the camera misread the landing, not the deal: the
+    #: dealt card itself went there (`--seed 8` round 8: seat 1's dealt 6S, seen leaving,
+    #: landed on the 5S pile read 8S, 6S next; the deal was renamed 8S, the move flagged,
+    #: and a hidden 6S inferred under the 7S laid next). False: the deal renamed
+    DEALT_ALT_FITS = True
+    #: ... also when both fit, where the column read the dealt card sure (and not the
+    #: landing card since) and the pile reads the landing unsure (`--seed 8` round 9:
+    #: seat 4's dealt AS, read AS at 0.84 with AC 0.04, started a pile read AC at 0.53
+    #: with AS 0.41; the deal was renamed AC, the 2S laid next went to a hidden 2C and
+    #: the 3S to 6S were flagged)
+    DEALT_SURE_FITS = True
 
     def _twin_dealt_departure(self, code: str, pile: str, landed: float,
                               dest: str | None = None) -> bool:
@@ -1638,7 +1650,22 @@ class Tracker:
             found = named if len(named) == 1 else found
         if len(found) != 1:
             return False
-        seat, i, name, seen, _dealt = found[0]
+        seat, i, name, seen, dealt = found[0]
+        if self.DEALT_ALT_FITS and dest is not None and dealt in alts and \
+                _fits(table, dealt, pile) and (not fits and dealt != twin or (
+                    self.DEALT_SURE_FITS and
+                    self.sure_at.get((name, dealt), -1.0) > self.sure_at.get((name, code), -1.0)
+                    and 1.0 - sum(p for _a, p in self.reads.get((dest, code), ())) < self.SURE)):
+            action = Move(seat, dealt, name, pile)
+            if table.is_legal(action) is not True or not self._commit(
+                    action, int(landed), self.frame, evidence={
+                        "why": f"{dest} read {code}, {dealt} next: seat{seat}'s dealt {dealt} "
+                               f"left {name} and fits there", "from": name, "seen": [code]}):
+                return False
+            self.misreads[dest] = (dealt, code)
+            if dest not in self.lake_map:
+                self.lake_map[dest] = int(pile.split(":")[1])
+            return True
         if not self._deal_to_column(seat, i, code):
             return False
         self.seen_at[(name, code)] = seen  # (the card seen there, read as its twin)

@@ -5196,6 +5196,63 @@ def _dealt_twin_leaves(on: bool, drawn_over: str = "9S", rank: str = "A",
     return tr
 
 
+def _dealt_card_lands_misread(on: bool) -> Tracker:
+    """Seat 1's last column is dealt a 2S; seat 0 starts a pile with its nertz AS; then
+    seat 1's column shows empty as the pile reads 4S (2S the reader's next read, far
+    behind)."""
+    tr = Tracker(HouseRules(), 2)
+    tr.DEALT_ALT_FITS = on
+    col = {"seat1:river3": ["2S"]}
+    frames = [_table({0: "AS", 1: "4H"}, col)] * 3 + \
+        [_table({0: "8C", 1: "4H"}, {**col, "lake:0": ["AS"]})] * 3 + \
+        [_table({0: "8C", 1: "4H"}, {"seat1:river3": [], "lake:0": ["4S"]})] * 8
+    _feed_views(tr, frames, alternatives={("lake:0", "4S"): (("2S", 0.04),)})
+    tr.finish()
+    return tr
+
+
+def test_a_dealt_card_seen_leaving_lands_though_read_as_a_card_of_its_suit_that_fits_not():
+    # the pile's "4S" cannot lie on its AS; the 2S the reader named next, and the rules
+    # agree with, left seat 1's column as it landed: the landing was misread, not the deal
+    tr = _dealt_card_lands_misread(True)
+    assert _moves(tr.log()) == [(0, "AS", "seat0:nertz", "lake:0"),
+                                (1, "2S", "seat1:river3", "lake:0")]
+    assert not tr.flags() and tr.table.score().lake_cards == [1, 1]
+    deal = next(e for e in tr.log() if e["type"] == "deal" and e["seat"] == 1)
+    assert deal["river"][3] == ["2S"]
+    # without it the deal is taken for misread: a 4S dealt there, flagged on the AS
+    tr = _dealt_card_lands_misread(False)
+    deal = next(e for e in tr.log() if e["type"] == "deal" and e["seat"] == 1)
+    assert deal["river"][3] == ["4S"]
+    assert [(f["card"], f["rule"]) for f in tr.flags()] == [("4S", "foundation_rank")]
+
+
+def _dealt_ace_lands_read_as_its_twin(on: bool) -> Tracker:
+    """Seat 1's last column is dealt an AS, read sure; then it shows empty as a new pile
+    reads AC, unsure (AS the reader's next read, close behind)."""
+    tr = Tracker(HouseRules(), 2)
+    tr.DEALT_SURE_FITS = on
+    col = {"seat1:river3": ["AS"]}
+    frames = [_table({0: "8C", 1: "4H"}, col)] * 3 + \
+        [_table({0: "8C", 1: "4H"}, {"seat1:river3": [], "lake:0": ["AC"]})] * 8
+    _feed_views(tr, frames, alternatives={("lake:0", "AC"): (("AS", 0.41),)})
+    tr.finish()
+    return tr
+
+
+def test_a_dealt_card_read_sure_lands_though_read_unsure_as_its_twin():
+    # the column read its AS sure; the pile's "AC" is unsure with AS next: the AS landed
+    tr = _dealt_ace_lands_read_as_its_twin(True)
+    assert _moves(tr.log()) == [(1, "AS", "seat1:river3", "lake:0")]
+    deal = next(e for e in tr.log() if e["type"] == "deal" and e["seat"] == 1)
+    assert deal["river"][3] == ["AS"]
+    # without it the deal is taken for misread: an AC dealt there and played
+    tr = _dealt_ace_lands_read_as_its_twin(False)
+    assert _moves(tr.log()) == [(1, "AC", "seat1:river3", "lake:0")]
+    deal = next(e for e in tr.log() if e["type"] == "deal" and e["seat"] == 1)
+    assert deal["river"][3] == ["AC"]
+
+
 def test_a_dealt_card_read_as_its_twin_that_lands_on_the_lake_is_its_seats():
     # the pile's AS (which the rules agree with) left seat 0's column, read AC since the
     # deal, as it landed: the deal is corrected and the AS is seat 0's
