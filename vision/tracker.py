@@ -1597,7 +1597,9 @@ class Tracker:
     #: reader's other read of it, does, the camera misread the landing, not the deal: the
     #: dealt card itself went there (`--seed 8` round 8: seat 1's dealt 6S, seen leaving,
     #: landed on the 5S pile read 8S, 6S next; the deal was renamed 8S, the move flagged,
-    #: and a hidden 6S inferred under the 7S laid next). False: the deal renamed
+    #: and a hidden 6S inferred under the 7S laid next, once seat 3's waste 8S, drawn
+    #: over, was no source; with it a source, it still takes the pile's "8S"). False: the
+    #: deal renamed
     DEALT_ALT_FITS = True
     #: ... also when both fit, where the column read the dealt card sure (and not the
     #: landing card since) and the pile reads the landing unsure (`--seed 8` round 9:
