@@ -1521,11 +1521,12 @@ class Tracker:
     #: cards under misread arrivals without this)
     DEALT_MISREAD_UNDER = True
 
-    #: ... also a card laid on it in a fan, the dealt card still showing, where the move
-    #: breaks the column's order but would not on a card the reader named for the dealt
-    #: one at least :attr:`DEALT_BREACH_ALT_P` likely, under other cards or exposed, in
-    #: plain view (`--seed 8` round 0: seat 1's dealt 7H read 3H, 7H its other read under
-    #: the 6S laid on it; the 3H drawn 54 s later never taken, its play credited to seat 0)
+    #: ... also a card laid on it in a fan, the dealt card still showing, where the card
+    #: breaks the column's order (not the move its source) but would not on a card the
+    #: reader named for the dealt one at least :attr:`DEALT_BREACH_ALT_P` likely, under
+    #: other cards or exposed, in plain view (`--seed 8` round 0: seat 1's dealt 7H read
+    #: 3H, 7H its other read under the 6S laid on it; the 3H drawn 54 s later never taken,
+    #: its play credited to seat 0)
     DEALT_MISREAD_BREACH = True
     DEALT_BREACH_ALT_P = 0.1
 
@@ -2549,6 +2550,7 @@ class Tracker:
             if kind == "river" and not under and isinstance(action, Move) and exp and \
                     not hides_top and self.DEALT_MISREAD_BREACH and \
                     table.is_legal(action) is not True and \
+                    not _fits(table, action.card, action.dst) and \
                     self._recode_dealt_under(action, breach=True):
                 table = self.table
                 assert table is not None
